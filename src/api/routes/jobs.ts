@@ -1,0 +1,124 @@
+import type { FastifyInstance } from "fastify";
+import type { JobStatus } from "../../domain.ts";
+import { ApiError } from "../../errors.ts";
+import { isUuid } from "../../ids.ts";
+import type { CreateJobRequest } from "../../services/jobs.ts";
+import { paginationLinks, renderJob } from "../render.ts";
+import {
+  createJobBody,
+  errorResponses,
+  idResponse,
+  jobIdParams,
+  listJobsQuery,
+  statusResponse,
+} from "../schemas.ts";
+import type { ApiContext } from "./context.ts";
+
+function jobId(params: unknown): string {
+  const { id } = params as { id: string };
+  if (!isUuid(id)) throw new ApiError("INVALID_JOB_ID", `"${id}" is not a valid job id (a UUID)`);
+  return id.toLowerCase();
+}
+
+export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
+  const { jobs, signer, config } = runtime;
+  const render = (job: Parameters<typeof renderJob>[0]) => renderJob(job, signer, config.urlTtlSeconds);
+  const tags = ["jobs"];
+
+  app.post(
+    "/job",
+    {
+      schema: {
+        tags,
+        summary: "Create a job",
+        body: createJobBody,
+        response: { 200: idResponse, ...errorResponses(400, 401, 404, 422) },
+      },
+    },
+    async (request) => ({ id: await jobs.create(request.application.id, request.body as CreateJobRequest) }),
+  );
+
+  app.get(
+    "/job",
+    {
+      schema: {
+        tags,
+        summary: "List jobs, newest first",
+        description:
+          "A bare array of jobs; X-Total-Count holds the number of matching jobs and Link (RFC 8288) the next/prev pages.",
+        querystring: listJobsQuery,
+        response: { 200: { type: "array", items: { $ref: "Job#" } }, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as {
+        status?: JobStatus[];
+        workflow?: string[];
+        batchName?: string;
+        page: number;
+        size: number;
+      };
+      const page = await jobs.list({
+        appId: request.application.id,
+        statuses: query.status ?? [],
+        workflows: query.workflow ?? [],
+        batchName: query.batchName,
+        page: query.page,
+        size: query.size,
+      });
+      const url = new URL(request.url, config.publicUrl);
+      reply.header("x-total-count", page.total);
+      reply.header(
+        "link",
+        paginationLinks(`${config.publicUrl}${url.pathname}`, url.searchParams, query.page, query.size, page.total),
+      );
+      return page.items.map(render);
+    },
+  );
+
+  app.get(
+    "/job/:id",
+    {
+      schema: {
+        tags,
+        summary: "Get a job",
+        params: jobIdParams,
+        response: { 200: { $ref: "Job#" }, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => render(await jobs.get(request.application.id, jobId(request.params))),
+  );
+
+  app.get(
+    "/job/:id/status",
+    {
+      schema: {
+        tags,
+        summary: "Get a job's status",
+        params: jobIdParams,
+        response: { 200: statusResponse, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const id = jobId(request.params);
+      return { id, status: await jobs.status(request.application.id, id) };
+    },
+  );
+
+  app.delete(
+    "/job/:id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a job (irreversible; stops it if running and deletes its result files)",
+        params: jobIdParams,
+        response: { 200: idResponse, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const id = jobId(request.params);
+      await jobs.delete(request.application.id, id);
+      return { id };
+    },
+  );
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance } from "fastify";
+import { paginationLinks, renderWorkflow } from "../render.ts";
+import { errorResponses, listWorkflowsQuery } from "../schemas.ts";
+import type { ApiContext } from "./context.ts";
+
+/** GET /upload, /workflow, /application. */
+export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
+  const { uploads, store, config } = runtime;
+
+  app.get(
+    "/upload",
+    {
+      schema: {
+        tags: ["uploads"],
+        summary: "Get a temporary upload URL (PUT the file there) and its download URL",
+        response: {
+          200: {
+            type: "object",
+            required: ["uploadUrl", "downloadUrl"],
+            properties: { uploadUrl: { type: "string" }, downloadUrl: { type: "string" } },
+          },
+          ...errorResponses(401),
+        },
+      },
+    },
+    (request) => uploads.createPair(request.application.id),
+  );
+
+  app.get(
+    "/workflow",
+    {
+      schema: {
+        tags: ["workflows"],
+        summary: "List workflows",
+        querystring: listWorkflowsQuery,
+        response: {
+          200: {
+            type: "object",
+            required: ["workflows"],
+            properties: { workflows: { type: "array", items: { $ref: "Workflow#" } } },
+          },
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { page, size } = request.query as { page: number; size: number };
+      const result = await store.listWorkflows(page, size);
+      const url = new URL(request.url, config.publicUrl);
+      reply.header("x-total-count", result.total);
+      reply.header("link", paginationLinks(`${config.publicUrl}${url.pathname}`, url.searchParams, page, size, result.total));
+      return { workflows: result.items.map(renderWorkflow) };
+    },
+  );
+
+  app.get(
+    "/application",
+    {
+      schema: {
+        tags: ["applications"],
+        summary: "The application of the API key in use",
+        response: {
+          200: {
+            type: "object",
+            required: ["id", "name"],
+            properties: { id: { type: "string" }, name: { type: "string" } },
+          },
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request) => ({ id: request.application.id, name: request.application.name }),
+  );
+}

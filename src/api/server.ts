@@ -1,0 +1,101 @@
+import { randomUUID } from "node:crypto";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { Ajv } from "ajv";
+import addFormats from "ajv-formats";
+import Fastify, { type FastifyInstance } from "fastify";
+import { ApiError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+import { handleError } from "./errors.ts";
+import type { Metrics } from "./metrics.ts";
+import type { ApiContext } from "./routes/context.ts";
+import { fileRoutes } from "./routes/files.ts";
+import { jobRoutes } from "./routes/jobs.ts";
+import { opsRoutes } from "./routes/ops.ts";
+import { otherRoutes } from "./routes/others.ts";
+import { errorSchema, jobSchema, workflowSchema } from "./schemas.ts";
+
+const API_PREFIXES = ["/v1", "/api"];
+
+/** Bodies are validated as sent (no coercion); query strings are coerced from text, repeatable keys to arrays. */
+function validators() {
+  const options = { allErrors: true, useDefaults: true, strict: false } as const;
+  const strictAjv = new Ajv({ ...options, coerceTypes: false });
+  const queryAjv = new Ajv({ ...options, coerceTypes: "array" });
+  for (const ajv of [strictAjv, queryAjv]) {
+    (addFormats as unknown as (a: Ajv) => void)(ajv);
+    for (const schema of [errorSchema, jobSchema, workflowSchema]) ajv.addSchema(schema);
+  }
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === "querystring" ? queryAjv : strictAjv).compile(schema);
+}
+
+export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<FastifyInstance> {
+  const { config } = runtime;
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: ["req.headers.authorization"] },
+    genReqId: (request) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 1024 * 1024,
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validators());
+  for (const schema of [errorSchema, jobSchema, workflowSchema]) app.addSchema(schema);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ code: "NOT_FOUND", message: `Route ${request.method} ${request.url.split("?")[0]} not found` }),
+  );
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Mixdown API",
+        version: "1.0.0",
+        description:
+          "The Music.AI job API, self-hosted. Every endpoint is served under /v1 and, identically, under /api (documented once, under /v1).",
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } } },
+    },
+    transform: ({ schema, url }) => ({
+      schema: { ...schema, hide: (schema as { hide?: boolean })?.hide || url.startsWith("/api/") } as typeof schema,
+      url,
+    }),
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+
+  const context: ApiContext = { runtime };
+  for (const prefix of API_PREFIXES) {
+    await app.register(
+      async (api) => {
+        api.addHook("onRoute", (route) => {
+          route.schema = { ...route.schema, security: [{ apiKey: [] }] };
+        });
+        api.decorateRequest("application");
+        api.addHook("onRequest", async (request) => {
+          const header = request.headers.authorization;
+          const application = await runtime.applications.authenticate(header);
+          if (!application) throw new ApiError("UNAUTHORIZED");
+          request.application = application;
+        });
+        jobRoutes(api, context);
+        otherRoutes(api, context);
+      },
+      { prefix },
+    );
+  }
+  await app.register(async (files) => fileRoutes(files, context));
+  opsRoutes(app, { metrics });
+  return app;
+}

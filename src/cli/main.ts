@@ -1,0 +1,84 @@
+import { parseArgs } from "node:util";
+import { CONFIG_HELP, ConfigError, loadConfig } from "../config.ts";
+import { appCommand, UsageError } from "./app-commands.ts";
+import { serve } from "./serve.ts";
+
+const HELP: Record<string, string> = {
+  main: `Usage: mixdown <command> [options]
+
+Commands:
+  serve                       start Mixdown (API, upload server and workers)
+  app create --name NAME      create an application and print its API key (once)
+  app list                    list applications
+  app revoke ID               revoke an application's key
+  app rotate-key ID           issue a new key for an application
+
+Run "mixdown <command> --help" for details.`,
+  serve: `Usage: mixdown serve
+
+Starts Mixdown in embedded mode: SQLite database, files on local disk and
+workers in this process, all under MIXDOWN_DATA_DIR. SIGTERM or SIGINT stops it
+gracefully: no new requests, running jobs finish or return to the queue.
+
+${CONFIG_HELP}`,
+  app: `Usage: mixdown app <create|list|revoke|rotate-key> [options]
+
+  app create --name NAME [--json]   create an application; prints its API key once
+                                    (--json: {"id":…,"name":…,"apiKey":…})
+  app list [--json]                 list applications
+  app revoke ID [--json]            revoke an application (its key stops working)
+  app rotate-key ID [--json]        replace an application's key; prints the new key once
+
+Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: "boolean", short: "h", default: false },
+      json: { type: "boolean", default: false },
+      name: { type: "string" },
+    },
+  });
+  const [command, sub, id] = positionals;
+  if (!command || (command === "help" && !sub)) {
+    process.stdout.write(`${HELP.main}\n`);
+    return command ? 0 : values.help ? 0 : 2;
+  }
+  if (values.help || command === "help") {
+    const topic = command === "help" ? (sub ?? "main") : command;
+    process.stdout.write(`${HELP[topic] ?? HELP.main}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case "serve":
+      await serve(config);
+      return -1;
+    case "app":
+      await appCommand(config, sub, { name: values.name, id, json: values.json });
+      return 0;
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`mixdown: configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`mixdown: ${(error as Error).message}\nRun "mixdown --help" for usage.\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`mixdown: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);

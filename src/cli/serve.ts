@@ -1,0 +1,45 @@
+import { buildServer } from "../api/server.ts";
+import { createMetrics } from "../api/metrics.ts";
+import type { Config } from "../config.ts";
+import { createEmbeddedRuntime } from "../runtime.ts";
+
+const GC_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Starts the API, the upload server and the workers in this process; stops gracefully on SIGTERM/SIGINT. */
+export async function serve(config: Config): Promise<void> {
+  const runtime = await createEmbeddedRuntime(config);
+  const metrics = createMetrics(runtime.store, runtime.queue);
+  const app = await buildServer(runtime, metrics);
+  runtime.startWorkers(app.log, metrics.observeJob);
+
+  const collect = () =>
+    runtime.uploads
+      .collectGarbage()
+      .then((n) => n > 0 && app.log.info({ deleted: n }, "expired uploads deleted"))
+      .catch((error) => app.log.error({ err: error }, "upload garbage collection failed"));
+  void collect();
+  const gcTimer = setInterval(collect, GC_INTERVAL_MS);
+  gcTimer.unref();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, "shutting down: no new requests; running jobs finish or return to the queue");
+    clearInterval(gcTimer);
+    try {
+      await app.close();
+      await runtime.close();
+      app.log.info("stopped");
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ address, publicUrl: config.publicUrl, workers: config.workers }, "Mixdown is listening");
+}

@@ -1,0 +1,106 @@
+import os from "node:os";
+import path from "node:path";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  fetchTimeoutMs: number;
+  allowPrivateUrls: boolean;
+  maxUploadBytes: number;
+  workers: number;
+  urlTtlSeconds: number;
+  jobLeaseMs: number;
+  shutdownGraceMs: number;
+  logLevel: string;
+  secret: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["true", "1", "yes"].includes(raw)) return true;
+  if (["false", "0", "no"].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function url(name: string, raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** Reads and validates the whole configuration; throws ConfigError with a message naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, "PORT", 8080, 0, 65535);
+  const host = env.MIXDOWN_HOST?.trim() || "127.0.0.1";
+  const logLevel = env.MIXDOWN_LOG_LEVEL?.trim() || "info";
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`MIXDOWN_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  }
+  const secret = env.MIXDOWN_SECRET?.trim() || undefined;
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError("MIXDOWN_SECRET must be at least 32 characters long");
+  }
+  return {
+    port,
+    host,
+    dataDir: path.resolve(env.MIXDOWN_DATA_DIR?.trim() || "./data"),
+    publicUrl: url("MIXDOWN_PUBLIC_URL", env.MIXDOWN_PUBLIC_URL?.trim() || `http://localhost:${port}`),
+    fetchTimeoutMs: integer(env, "MIXDOWN_FETCH_TIMEOUT_MS", 30_000, 100),
+    allowPrivateUrls: boolean(env, "MIXDOWN_ALLOW_PRIVATE_URLS", false),
+    maxUploadBytes: integer(env, "MIXDOWN_MAX_UPLOAD_BYTES", 2 * 1024 ** 3, 1),
+    workers: integer(env, "MIXDOWN_WORKERS", Math.max(1, os.availableParallelism()), 0, 256),
+    urlTtlSeconds: integer(env, "MIXDOWN_URL_TTL_SECONDS", 24 * 3600, 1),
+    jobLeaseMs: integer(env, "MIXDOWN_JOB_LEASE_MS", 30_000, 500),
+    shutdownGraceMs: integer(env, "MIXDOWN_SHUTDOWN_GRACE_MS", 30_000, 0),
+    logLevel,
+    secret,
+  };
+}
+
+/** Documentation of every variable, shown by `mixdown serve --help`. */
+export const CONFIG_HELP = `Environment:
+  PORT                        port to listen on (default 8080)
+  MIXDOWN_HOST                address to bind (default 127.0.0.1)
+  MIXDOWN_DATA_DIR            database and files (default ./data)
+  MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT)
+  MIXDOWN_FETCH_TIMEOUT_MS    input download: max wait for a connection, a response or the next bytes (default 30000)
+  MIXDOWN_ALLOW_PRIVATE_URLS  allow inputs on loopback/private/internal addresses (default false)
+  MIXDOWN_MAX_UPLOAD_BYTES    largest upload or input download (default 2147483648)
+  MIXDOWN_WORKERS             jobs processed concurrently by this process (default: number of CPUs; 0 = none)
+  MIXDOWN_URL_TTL_SECONDS     lifetime of upload and download URLs (default 86400)
+  MIXDOWN_JOB_LEASE_MS        a started job is re-queued if its worker is silent this long (default 30000)
+  MIXDOWN_SHUTDOWN_GRACE_MS   on SIGTERM, how long running jobs may finish before re-queueing (default 30000)
+  MIXDOWN_LOG_LEVEL           fatal|error|warn|info|debug|trace|silent (default info)
+  MIXDOWN_SECRET              key for signing URLs (default: generated once into the data dir)`;

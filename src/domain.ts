@@ -1,0 +1,90 @@
+/** The records Mixdown keeps, as the services see them (no storage or HTTP types here). */
+
+export const JOB_STATUSES = ["QUEUED", "STARTED", "SUCCEEDED", "FAILED"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export type MetadataValue = string | number | boolean;
+
+/** A job result entry: a stored file (rendered as a signed URL at the edge) or an inline value. */
+export type ResultEntry = { file: string; contentType: string } | { value: unknown };
+export type JobResult = Record<string, ResultEntry>;
+
+export const JOB_ERROR_CODES = ["BAD_INPUT", "TIMEOUT", "INTERNAL_ERROR"] as const;
+export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
+export interface JobError {
+  code: JobErrorCode;
+  title: string;
+  message: string;
+}
+
+export interface Job {
+  id: string;
+  appId: string;
+  appName: string;
+  name: string;
+  batchName: string | null;
+  metadata: Record<string, MetadataValue>;
+  workflow: string;
+  params: Record<string, unknown>;
+  status: JobStatus;
+  result: JobResult | null;
+  error: JobError | null;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+export interface NewJob {
+  id: string;
+  appId: string;
+  name: string;
+  batchName: string | null;
+  metadata: Record<string, MetadataValue>;
+  workflow: string;
+  params: Record<string, unknown>;
+  createdAt: string;
+  /** Uploads the job reads; kept from garbage collection until the job ends. */
+  inputUploadIds: string[];
+}
+
+export interface JobFilter {
+  appId: string;
+  statuses: JobStatus[];
+  workflows: string[];
+  batchName: string | undefined;
+  page: number;
+  size: number;
+}
+
+export interface Application {
+  id: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface WorkflowRecord {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  definitionHash: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type UploadState = "PENDING" | "RECEIVING" | "COMPLETE";
+export interface Upload {
+  id: string;
+  appId: string;
+  state: UploadState;
+  contentType: string | null;
+  size: number | null;
+  createdAt: string;
+  expiresAt: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}

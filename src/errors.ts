@@ -1,0 +1,38 @@
+/** Every error the HTTP API answers with: code → status and default message. */
+export const API_ERRORS = {
+  INVALID_REQUEST: { status: 400, message: "The request is invalid" },
+  INVALID_JOB_ID: { status: 400, message: "The job id is not a valid UUID" },
+  UNAUTHORIZED: { status: 401, message: "Missing or invalid API key" },
+  INVALID_SIGNATURE: { status: 403, message: "The URL signature is invalid or has expired" },
+  UPLOAD_ALREADY_USED: { status: 403, message: "This upload URL has already been used" },
+  NOT_FOUND: { status: 404, message: "Route not found" },
+  JOB_NOT_FOUND: { status: 404, message: "Job not found" },
+  WORKFLOW_NOT_FOUND: { status: 404, message: "Workflow not found" },
+  FILE_NOT_FOUND: { status: 404, message: "File not found" },
+  PAYLOAD_TOO_LARGE: { status: 413, message: "The body is larger than allowed" },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: "The requested range is not satisfiable" },
+  INVALID_WORKFLOW_PARAMS: { status: 422, message: "The params do not match the workflow's input schema" },
+  WORKFLOW_HAS_ERRORS: { status: 422, message: "The workflow contains errors" },
+  INTERNAL_ERROR: { status: 500, message: "Internal server error" },
+  SHUTTING_DOWN: { status: 503, message: "The server is shutting down" },
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ApiErrorCode;
+  readonly details?: ErrorDetail[];
+
+  constructor(code: ApiErrorCode, message?: string, details?: ErrorDetail[], options?: { cause?: unknown }) {
+    super(message ?? API_ERRORS[code].message, options);
+    this.code = code;
+    this.details = details;
+    this.status = API_ERRORS[code].status;
+  }
+}

@@ -1,0 +1,146 @@
+import dns from "node:dns";
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction, Socket } from "node:net";
+import net from "node:net";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import ipaddr from "ipaddr.js";
+import { JobFailure } from "./job-failure.ts";
+
+export interface DownloadOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  maxBytes: number;
+  signal: AbortSignal;
+}
+
+const MAX_REDIRECTS = 5;
+
+/** Public unicast only: no loopback, private, link-local, CGNAT, multicast, reserved or mapped ranges. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === "unicast";
+}
+
+function refuse(host: string, address: string): JobFailure {
+  return new JobFailure(
+    "BAD_INPUT",
+    `The input URL's host ${host} resolves to ${address}, an internal address; Mixdown only fetches from public addresses.`,
+  );
+}
+
+/** dns.lookup that answers only with addresses we may connect to. */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      const usable = addresses.filter((a) => allowPrivate || isPublicAddress(a.address));
+      const first = usable[0];
+      if (!first) return callback(refuse(hostname, addresses[0]?.address ?? "nothing"), "", 0);
+      if (options.all) (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, usable);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+function describeNetworkError(url: URL, error: NodeJS.ErrnoException): JobFailure {
+  if (error instanceof JobFailure) return error;
+  const what: Record<string, string> = {
+    ENOTFOUND: "its host name could not be resolved",
+    ECONNREFUSED: "the connection was refused",
+    ECONNRESET: "the connection was reset before the file was complete",
+    EHOSTUNREACH: "the host is unreachable",
+    CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  };
+  const reason = what[error.code ?? ""] ?? `the download failed (${error.code ?? error.message})`;
+  return new JobFailure("BAD_INPUT", `Could not read the input URL ${url.origin}: ${reason}.`);
+}
+
+/** One GET; resolves with the response once headers arrive. Enforces the address rule on the socket. */
+function request(url: URL, options: DownloadOptions): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const client = url.protocol === "https:" ? https : http;
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    if (net.isIP(host) && !options.allowPrivate && !isPublicAddress(host)) return reject(refuse(host, host));
+    const req = client.get(url, { lookup: guardedLookup(options.allowPrivate), signal: options.signal });
+    req.setTimeout(options.timeoutMs, () =>
+      req.destroy(
+        new JobFailure(
+          "TIMEOUT",
+          `Timed out reading the input URL ${url.origin}: nothing received for ${options.timeoutMs} ms.`,
+        ),
+      ),
+    );
+    req.on("socket", (socket: Socket) => {
+      // Checked again on the address actually connected to, against DNS rebinding.
+      socket.once("connect", () => {
+        const address = socket.remoteAddress ?? "";
+        if (!options.allowPrivate && !isPublicAddress(address)) req.destroy(refuse(url.hostname, address));
+      });
+    });
+    req.on("response", resolve);
+    req.on("error", (error) => reject(describeNetworkError(url, error)));
+  });
+}
+
+/** Downloads an http(s) URL to a file, following redirects; failures are JobFailures. */
+export async function downloadUrl(
+  rawUrl: string,
+  destination: string,
+  options: DownloadOptions,
+): Promise<void> {
+  let url = new URL(rawUrl);
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new JobFailure("BAD_INPUT", `The input URL must be http or https, got ${url.protocol}`);
+    }
+    const response = await request(url, options);
+    const status = response.statusCode ?? 0;
+    if (status >= 300 && status < 400 && response.headers.location) {
+      response.resume();
+      if (hop >= MAX_REDIRECTS) throw new JobFailure("BAD_INPUT", "The input URL redirects too many times.");
+      url = new URL(response.headers.location, url);
+      continue;
+    }
+    if (status < 200 || status > 299) {
+      response.resume();
+      throw new JobFailure("BAD_INPUT", `The input URL answered HTTP ${status}; the file could not be read.`);
+    }
+    const expected = Number(response.headers["content-length"] ?? Number.NaN);
+    if (expected > options.maxBytes) {
+      response.destroy();
+      throw new JobFailure(
+        "BAD_INPUT",
+        `The input file is larger than the limit of ${options.maxBytes} bytes.`,
+      );
+    }
+    let received = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        if (received > options.maxBytes) {
+          callback(
+            new JobFailure(
+              "BAD_INPUT",
+              `The input file is larger than the limit of ${options.maxBytes} bytes.`,
+            ),
+          );
+        } else callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(response, counter, fs.createWriteStream(destination));
+    } catch (error) {
+      throw describeNetworkError(url, error as NodeJS.ErrnoException);
+    }
+    if (!Number.isNaN(expected) && received !== expected) {
+      throw new JobFailure(
+        "BAD_INPUT",
+        `The input download was incomplete: ${received} of ${expected} bytes.`,
+      );
+    }
+    return;
+  }
+}

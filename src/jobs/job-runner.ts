@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import type { JobResult } from "../domain.ts";
+import type { UrlSigner } from "../services/signed-urls.ts";
+import type { BlobStore } from "../store/blob-store.ts";
+import type { ClaimedJob } from "../store/job-queue.ts";
+import type { WorkflowRegistry } from "../workflows/registry.ts";
+import type { JobContext } from "../workflows/workflow.ts";
+import { downloadUrl } from "./download-url.ts";
+import { JobFailure } from "./job-failure.ts";
+
+export interface JobRunnerOptions {
+  scratchRoot: string;
+  fetchTimeoutMs: number;
+  allowPrivateUrls: boolean;
+  maxInputBytes: number;
+}
+
+export interface JobRun {
+  result: JobResult;
+  /** Where this attempt stored its files; removed if the outcome cannot be recorded. */
+  resultPrefix: string;
+}
+
+/** Runs one claimed job's workflow in a scratch directory of its own, removed afterwards. */
+export class JobRunner {
+  private readonly workflows: WorkflowRegistry;
+  private readonly blobs: BlobStore;
+  private readonly signer: UrlSigner;
+  private readonly options: JobRunnerOptions;
+
+  constructor(workflows: WorkflowRegistry, blobs: BlobStore, signer: UrlSigner, options: JobRunnerOptions) {
+    this.workflows = workflows;
+    this.blobs = blobs;
+    this.signer = signer;
+    this.options = options;
+  }
+
+  resultPrefix(jobId: string): string {
+    return `results/${jobId}/`;
+  }
+
+  async run(job: ClaimedJob, signal: AbortSignal): Promise<JobRun> {
+    const workflow = this.workflows.get(job.workflow);
+    if (!workflow) throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} no longer exists.`);
+    const scratchDir = path.join(this.options.scratchRoot, `${job.id}-${randomUUID()}`);
+    const resultPrefix = `${this.resultPrefix(job.id)}${randomUUID()}/`;
+    await fsp.mkdir(scratchDir, { recursive: true });
+    let inputCount = 0;
+    const ctx: JobContext = {
+      jobId: job.id,
+      params: job.params,
+      signal,
+      scratchDir,
+      fetchInput: (url) => this.fetchInput(url, path.join(scratchDir, `input-${inputCount++}`), job, signal),
+      storeFile: async (name, localPath, contentType) => {
+        const key = resultPrefix + name;
+        await this.blobs.put(key, fs.createReadStream(localPath), { contentType });
+        return { file: key, contentType };
+      },
+    };
+    try {
+      return { result: await workflow.run(ctx), resultPrefix };
+    } catch (error) {
+      await this.blobs.deletePrefix(resultPrefix);
+      throw error;
+    } finally {
+      await fsp.rm(scratchDir, { recursive: true, force: true });
+    }
+  }
+
+  private async fetchInput(
+    url: string,
+    destination: string,
+    job: ClaimedJob,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const own = this.signer.ownPath(url);
+    if (own?.pathname.startsWith("/files/")) {
+      // Our own URL: checked as of the job's creation and read straight from storage.
+      const verdict = this.signer.verify("GET", own.pathname, own.query, Date.parse(job.createdAt));
+      if (verdict !== "valid") {
+        throw new JobFailure(
+          "BAD_INPUT",
+          `The input URL's signature is ${verdict === "expired" ? "expired" : "invalid"}.`,
+        );
+      }
+      const key = own.pathname.slice("/files/".length);
+      if (!(await this.blobs.stat(key))) {
+        throw new JobFailure(
+          "BAD_INPUT",
+          "The input file is missing: it was never uploaded, its upload did not complete, or it was deleted.",
+        );
+      }
+      await this.blobs.copyToFile(key, destination);
+      return destination;
+    }
+    await downloadUrl(url, destination, {
+      timeoutMs: this.options.fetchTimeoutMs,
+      allowPrivate: this.options.allowPrivateUrls,
+      maxBytes: this.options.maxInputBytes,
+      signal,
+    });
+    return destination;
+  }
+}

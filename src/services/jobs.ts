@@ -1,0 +1,113 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { Job, JobFilter, JobStatus, MetadataValue, Page } from "../domain.ts";
+import { ApiError } from "../errors.ts";
+import { uuidv7 } from "../ids.ts";
+import type { BlobStore } from "../store/blob-store.ts";
+import type { JobQueue } from "../store/job-queue.ts";
+import type { MetadataStore } from "../store/metadata-store.ts";
+import type { WorkflowRegistry } from "../workflows/registry.ts";
+import type { UploadService } from "./uploads.ts";
+
+export interface CreateJobRequest {
+  name: string;
+  workflow: string;
+  params: Record<string, unknown>;
+  metadata?: Record<string, MetadataValue>;
+  batchName?: string;
+}
+
+/** Hooks into the worker pool of this process (absent on API-only nodes). */
+export interface JobEvents {
+  queued(jobId: string): void;
+  deleted(jobId: string): void;
+}
+
+export class JobService {
+  private readonly ajv = new Ajv2020({ allErrors: true, strict: false });
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  private readonly store: MetadataStore;
+  private readonly queue: JobQueue;
+  private readonly blobs: BlobStore;
+  private readonly workflows: WorkflowRegistry;
+  private readonly uploads: UploadService;
+  private readonly events: JobEvents;
+
+  constructor(
+    store: MetadataStore,
+    queue: JobQueue,
+    blobs: BlobStore,
+    workflows: WorkflowRegistry,
+    uploads: UploadService,
+    events: JobEvents,
+  ) {
+    this.store = store;
+    this.queue = queue;
+    this.blobs = blobs;
+    this.workflows = workflows;
+    this.uploads = uploads;
+    this.events = events;
+    (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
+  }
+
+  private validatorFor(slug: string, schema: Record<string, unknown>): ValidateFunction {
+    let validate = this.validators.get(slug);
+    if (!validate) {
+      validate = this.ajv.compile(schema);
+      this.validators.set(slug, validate);
+    }
+    return validate;
+  }
+
+  async create(appId: string, request: CreateJobRequest): Promise<string> {
+    const workflow = this.workflows.get(request.workflow);
+    if (!workflow) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${request.workflow}" not found`);
+    const validate = this.validatorFor(workflow.slug, workflow.inputSchema);
+    if (!validate(request.params)) {
+      const details = (validate.errors ?? []).map((e) => ({
+        field: `params${e.instancePath.replaceAll("/", ".")}`,
+        message: e.message ?? "is invalid",
+      }));
+      throw new ApiError("INVALID_WORKFLOW_PARAMS", undefined, details);
+    }
+    const id = uuidv7();
+    await this.queue.enqueue({
+      id,
+      appId,
+      name: request.name,
+      batchName: request.batchName ?? null,
+      metadata: request.metadata ?? {},
+      workflow: workflow.slug,
+      params: request.params,
+      createdAt: new Date().toISOString(),
+      inputUploadIds: this.uploads.uploadIdsIn(request.params),
+    });
+    this.events.queued(id);
+    return id;
+  }
+
+  async get(appId: string, id: string): Promise<Job> {
+    const job = await this.store.getJob(appId, id);
+    if (!job) throw new ApiError("JOB_NOT_FOUND");
+    return job;
+  }
+
+  async status(appId: string, id: string): Promise<JobStatus> {
+    const status = await this.store.getJobStatus(appId, id);
+    if (!status) throw new ApiError("JOB_NOT_FOUND");
+    return status;
+  }
+
+  list(filter: JobFilter): Promise<Page<Job>> {
+    return this.store.listJobs(filter);
+  }
+
+  /** Irreversible: stops the job if running, removes it and its stored results. */
+  async delete(appId: string, id: string): Promise<void> {
+    if (!(await this.store.getJobStatus(appId, id))) throw new ApiError("JOB_NOT_FOUND");
+    this.events.deleted(id);
+    if (!(await this.store.deleteJob(appId, id))) throw new ApiError("JOB_NOT_FOUND");
+    await this.blobs.deletePrefix(`results/${id}/`);
+  }
+}

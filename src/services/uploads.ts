@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import type { Readable } from "node:stream";
+import { ApiError } from "../errors.ts";
+import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../store/blob-store.ts";
+import type { MetadataStore } from "../store/metadata-store.ts";
+import type { UrlSigner } from "./signed-urls.ts";
+
+export interface UploadPair {
+  uploadUrl: string;
+  downloadUrl: string;
+}
+
+const UPLOAD_PATH = "/uploads/";
+export const FILES_PATH = "/files/";
+
+/** Temporary uploads: one signed PUT URL per upload, used once, readable through a signed GET URL. */
+export class UploadService {
+  private readonly store: MetadataStore;
+  private readonly blobs: BlobStore;
+  private readonly signer: UrlSigner;
+  private readonly options: { ttlSeconds: number; maxBytes: number };
+
+  constructor(
+    store: MetadataStore,
+    blobs: BlobStore,
+    signer: UrlSigner,
+    options: { ttlSeconds: number; maxBytes: number },
+  ) {
+    this.store = store;
+    this.blobs = blobs;
+    this.signer = signer;
+    this.options = options;
+  }
+
+  async createPair(appId: string): Promise<UploadPair> {
+    const id = randomUUID();
+    const now = Date.now();
+    await this.store.createUpload({
+      id,
+      appId,
+      state: "PENDING",
+      contentType: null,
+      size: null,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: now + this.options.ttlSeconds * 1000,
+    });
+    return {
+      uploadUrl: this.signer.sign("PUT", `${UPLOAD_PATH}${id}`, this.options.ttlSeconds, now),
+      downloadUrl: this.signer.sign("GET", `${FILES_PATH}uploads/${id}`, this.options.ttlSeconds, now),
+    };
+  }
+
+  /** Receives the body of a PUT to an upload URL; the body is streamed to storage, never held whole. */
+  async receive(
+    id: string,
+    query: Record<string, unknown>,
+    body: Readable,
+    headers: { contentType: string | undefined; contentLength: number | undefined },
+  ): Promise<BlobInfo> {
+    if (this.signer.verify("PUT", `${UPLOAD_PATH}${id}`, query) !== "valid")
+      throw new ApiError("INVALID_SIGNATURE");
+    const upload = await this.store.getUpload(id);
+    if (!upload || upload.expiresAt < Date.now()) throw new ApiError("INVALID_SIGNATURE");
+    if (headers.contentLength !== undefined && headers.contentLength > this.options.maxBytes) {
+      throw new ApiError(
+        "PAYLOAD_TOO_LARGE",
+        `The upload is larger than the limit of ${this.options.maxBytes} bytes`,
+      );
+    }
+    if (!(await this.store.beginUpload(id))) throw new ApiError("UPLOAD_ALREADY_USED");
+    const contentType = headers.contentType || "application/octet-stream";
+    try {
+      const info = await this.blobs.put(`uploads/${id}`, body, {
+        contentType,
+        maxBytes: this.options.maxBytes,
+      });
+      await this.store.finishUpload(id, info);
+      return info;
+    } catch (error) {
+      await this.store.finishUpload(id, null);
+      if (error instanceof BlobTooLargeError) {
+        throw new ApiError(
+          "PAYLOAD_TOO_LARGE",
+          `The upload is larger than the limit of ${this.options.maxBytes} bytes`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** The upload ids among a job's params that are our own download URLs (kept until the job ends). */
+  uploadIdsIn(params: Record<string, unknown>): string[] {
+    const ids = new Set<string>();
+    const visit = (value: unknown): void => {
+      if (typeof value === "string") {
+        const own = this.signer.ownPath(value);
+        const prefix = `${FILES_PATH}uploads/`;
+        if (own?.pathname.startsWith(prefix)) ids.add(own.pathname.slice(prefix.length));
+      } else if (value && typeof value === "object") {
+        for (const inner of Object.values(value)) visit(inner);
+      }
+    };
+    visit(params);
+    return [...ids];
+  }
+
+  /** Deletes expired uploads that no unfinished job reads; returns how many. */
+  async collectGarbage(): Promise<number> {
+    const ids = await this.store.takeExpiredUploads(Date.now());
+    for (const id of ids) await this.blobs.delete(`uploads/${id}`);
+    return ids.length;
+  }
+}

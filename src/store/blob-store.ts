@@ -1,0 +1,28 @@
+import type { Readable } from "node:stream";
+
+export interface BlobInfo {
+  size: number;
+  contentType: string;
+}
+
+export class BlobTooLargeError extends Error {
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`body exceeds the limit of ${limit} bytes`);
+    this.limit = limit;
+  }
+}
+
+/** Files by key ("uploads/<id>", "results/<jobId>/<name>"). Implemented by local/ (embedded). */
+export interface BlobStore {
+  /** Streams body into key; rejects with BlobTooLargeError past maxBytes and leaves nothing behind. */
+  put(key: string, body: Readable, info: { contentType: string; maxBytes?: number }): Promise<BlobInfo>;
+  stat(key: string): Promise<BlobInfo | undefined>;
+  /** Bytes start..end inclusive (whole blob when omitted). */
+  read(key: string, range?: { start: number; end: number }): Readable;
+  /** Copies the blob to a local file (jobs work on local files). */
+  copyToFile(key: string, destination: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  deletePrefix(prefix: string): Promise<void>;
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../blob-store.ts";
+
+const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/?$/;
+
+/** Counts bytes through a stream and fails it once they pass the limit. */
+function byteLimit(maxBytes: number): Transform & { bytes: number } {
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      counter.bytes += chunk.length;
+      if (counter.bytes > maxBytes) callback(new BlobTooLargeError(maxBytes));
+      else callback(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  counter.bytes = 0;
+  return counter;
+}
+
+/** Blobs as files under a directory; each has a sidecar "<file>.meta.json" with its content type. */
+export class LocalBlobStore implements BlobStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  private file(key: string): string {
+    if (!SAFE_KEY.test(key) || key.includes("..")) throw new Error(`invalid blob key "${key}"`);
+    return path.join(this.root, key);
+  }
+
+  async put(
+    key: string,
+    body: Readable,
+    info: { contentType: string; maxBytes?: number },
+  ): Promise<BlobInfo> {
+    const file = this.file(key);
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    const partial = `${file}.part-${randomUUID()}`;
+    const counter = byteLimit(info.maxBytes ?? Number.MAX_SAFE_INTEGER);
+    try {
+      await pipeline(body, counter, fs.createWriteStream(partial));
+      await fsp.writeFile(`${file}.meta.json`, JSON.stringify({ contentType: info.contentType }));
+      await fsp.rename(partial, file);
+    } catch (error) {
+      await fsp.rm(partial, { force: true });
+      throw error;
+    }
+    return { size: counter.bytes, contentType: info.contentType };
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    const file = this.file(key);
+    try {
+      const [stats, meta] = await Promise.all([fsp.stat(file), fsp.readFile(`${file}.meta.json`, "utf8")]);
+      return { size: stats.size, contentType: JSON.parse(meta).contentType };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  read(key: string, range?: { start: number; end: number }): Readable {
+    return fs.createReadStream(this.file(key), range);
+  }
+
+  async copyToFile(key: string, destination: string): Promise<void> {
+    await fsp.copyFile(this.file(key), destination, fs.constants.COPYFILE_FICLONE);
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.file(key);
+    await Promise.all([fsp.rm(file, { force: true }), fsp.rm(`${file}.meta.json`, { force: true })]);
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    if (!prefix.endsWith("/")) throw new Error(`blob prefix must end with "/": "${prefix}"`);
+    await fsp.rm(this.file(prefix), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,32 @@
+import type { Application, Job, JobFilter, JobStatus, Page, Upload, WorkflowRecord } from "../domain.ts";
+
+/** Applications, job reads, workflows and uploads. Implemented by sqlite/ (embedded). */
+export interface MetadataStore {
+  createApplication(app: Application, keyHash: string): Promise<void>;
+  listApplications(): Promise<Application[]>;
+  /** The active (not revoked) application whose key hashes to keyHash. */
+  findApplicationByKeyHash(keyHash: string): Promise<Application | undefined>;
+  /** Replaces the key of an active application; false when there is none with that id. */
+  setApplicationKey(id: string, keyHash: string): Promise<boolean>;
+  revokeApplication(id: string, at: string): Promise<boolean>;
+
+  getJob(appId: string, id: string): Promise<Job | undefined>;
+  getJobStatus(appId: string, id: string): Promise<JobStatus | undefined>;
+  listJobs(filter: JobFilter): Promise<Page<Job>>;
+  /** Removes the job and its queue entry; false when the app has no such job. */
+  deleteJob(appId: string, id: string): Promise<boolean>;
+  countJobsByStatus(): Promise<Record<JobStatus, number>>;
+
+  /** Inserts new workflows, updates changed ones (by definition hash); returns all. */
+  syncWorkflows(workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void>;
+  listWorkflows(page: number, size: number): Promise<Page<WorkflowRecord>>;
+
+  createUpload(upload: Upload): Promise<void>;
+  getUpload(id: string): Promise<Upload | undefined>;
+  /** PENDING → RECEIVING, atomically; false if the upload is not PENDING (already used or in use). */
+  beginUpload(id: string): Promise<boolean>;
+  /** RECEIVING → COMPLETE (ok) or back to PENDING (failed, so the client may retry). */
+  finishUpload(id: string, outcome: { contentType: string; size: number } | null): Promise<void>;
+  /** Expired uploads no unfinished job reads; removes their rows and returns their ids. */
+  takeExpiredUploads(nowMs: number): Promise<string[]>;
+}

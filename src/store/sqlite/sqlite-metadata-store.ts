@@ -1,0 +1,284 @@
+import type { Kysely, Selectable } from "kysely";
+import {
+  type Application,
+  JOB_STATUSES,
+  type Job,
+  type JobFilter,
+  type JobStatus,
+  type Page,
+  type Upload,
+  type UploadState,
+  type WorkflowRecord,
+} from "../../domain.ts";
+import type { MetadataStore } from "../metadata-store.ts";
+import type { Database } from "./schema.ts";
+
+type AppRow = Selectable<Database["applications"]>;
+type JobRow = Selectable<Database["jobs"]> & { app_name: string };
+type UploadRow = Selectable<Database["uploads"]>;
+
+const toApplication = (row: AppRow): Application => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    appName: row.app_name,
+    name: row.name,
+    batchName: row.batch_name,
+    metadata: JSON.parse(row.metadata),
+    workflow: row.workflow,
+    params: JSON.parse(row.params),
+    status: row.status as JobStatus,
+    result: parse(row.result),
+    error: parse(row.error),
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+  };
+}
+
+const toUpload = (row: UploadRow): Upload => ({
+  id: row.id,
+  appId: row.app_id,
+  state: row.state as UploadState,
+  contentType: row.content_type,
+  size: row.size,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
+
+export class SqliteMetadataStore implements MetadataStore {
+  private readonly db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  async createApplication(app: Application, keyHash: string): Promise<void> {
+    await this.db
+      .insertInto("applications")
+      .values({ id: app.id, name: app.name, key_hash: keyHash, created_at: app.createdAt, revoked_at: null })
+      .execute();
+  }
+
+  async listApplications(): Promise<Application[]> {
+    const rows = await this.db.selectFrom("applications").selectAll().orderBy("created_at").execute();
+    return rows.map(toApplication);
+  }
+
+  async findApplicationByKeyHash(keyHash: string): Promise<Application | undefined> {
+    const row = await this.db
+      .selectFrom("applications")
+      .selectAll()
+      .where("key_hash", "=", keyHash)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    return row && toApplication(row);
+  }
+
+  async setApplicationKey(id: string, keyHash: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("applications")
+      .set({ key_hash: keyHash })
+      .where("id", "=", id)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async revokeApplication(id: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("applications")
+      .set({ revoked_at: at })
+      .where("id", "=", id)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  private jobsOf(appId: string) {
+    return this.db
+      .selectFrom("jobs")
+      .innerJoin("applications", "applications.id", "jobs.app_id")
+      .where("jobs.app_id", "=", appId);
+  }
+
+  async getJob(appId: string, id: string): Promise<Job | undefined> {
+    const row = await this.jobsOf(appId)
+      .selectAll("jobs")
+      .select("applications.name as app_name")
+      .where("jobs.id", "=", id)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  async getJobStatus(appId: string, id: string): Promise<JobStatus | undefined> {
+    const row = await this.db
+      .selectFrom("jobs")
+      .select("status")
+      .where("app_id", "=", appId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row?.status as JobStatus | undefined;
+  }
+
+  async listJobs(filter: JobFilter): Promise<Page<Job>> {
+    let query = this.jobsOf(filter.appId);
+    if (filter.statuses.length > 0) query = query.where("jobs.status", "in", filter.statuses);
+    if (filter.workflows.length > 0) query = query.where("jobs.workflow", "in", filter.workflows);
+    if (filter.batchName !== undefined) query = query.where("jobs.batch_name", "=", filter.batchName);
+    const [rows, count] = await Promise.all([
+      query
+        .selectAll("jobs")
+        .select("applications.name as app_name")
+        .orderBy("jobs.id", "desc")
+        .limit(filter.size)
+        .offset(filter.page * filter.size)
+        .execute(),
+      query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map(toJob), total: Number(count.total) };
+  }
+
+  async deleteJob(appId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("jobs")
+      .where("app_id", "=", appId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async countJobsByStatus(): Promise<Record<JobStatus, number>> {
+    const rows = await this.db
+      .selectFrom("jobs")
+      .select(["status", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy("status")
+      .execute();
+    const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+    for (const row of rows) counts[row.status as JobStatus] = Number(row.count);
+    return counts;
+  }
+
+  async syncWorkflows(
+    workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[],
+    now: string,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      for (const wf of workflows) {
+        await tx
+          .insertInto("workflows")
+          .values({
+            slug: wf.slug,
+            id: wf.id,
+            name: wf.name,
+            description: wf.description,
+            definition_hash: wf.definitionHash,
+            created_at: now,
+            updated_at: now,
+          })
+          .onConflict((oc) =>
+            oc
+              .column("slug")
+              .doUpdateSet({
+                name: wf.name,
+                description: wf.description,
+                definition_hash: wf.definitionHash,
+                updated_at: now,
+              })
+              .where("workflows.definition_hash", "!=", wf.definitionHash),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async listWorkflows(page: number, size: number): Promise<Page<WorkflowRecord>> {
+    const [rows, count] = await Promise.all([
+      this.db
+        .selectFrom("workflows")
+        .selectAll()
+        .orderBy("created_at")
+        .orderBy("slug")
+        .limit(size)
+        .offset(page * size)
+        .execute(),
+      this.db
+        .selectFrom("workflows")
+        .select((eb) => eb.fn.countAll<number>().as("total"))
+        .executeTakeFirstOrThrow(),
+    ]);
+    const items = rows.map((row) => ({
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      description: row.description,
+      definitionHash: row.definition_hash,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }));
+    return { items, total: Number(count.total) };
+  }
+
+  async createUpload(upload: Upload): Promise<void> {
+    await this.db
+      .insertInto("uploads")
+      .values({
+        id: upload.id,
+        app_id: upload.appId,
+        state: upload.state,
+        content_type: upload.contentType,
+        size: upload.size,
+        created_at: upload.createdAt,
+        expires_at: upload.expiresAt,
+      })
+      .execute();
+  }
+
+  async getUpload(id: string): Promise<Upload | undefined> {
+    const row = await this.db.selectFrom("uploads").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && toUpload(row);
+  }
+
+  async beginUpload(id: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("uploads")
+      .set({ state: "RECEIVING" })
+      .where("id", "=", id)
+      .where("state", "=", "PENDING")
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async finishUpload(id: string, outcome: { contentType: string; size: number } | null): Promise<void> {
+    const values = outcome
+      ? { state: "COMPLETE", content_type: outcome.contentType, size: outcome.size }
+      : { state: "PENDING" };
+    await this.db.updateTable("uploads").set(values).where("id", "=", id).execute();
+  }
+
+  async takeExpiredUploads(nowMs: number): Promise<string[]> {
+    const rows = await this.db
+      .deleteFrom("uploads")
+      .where("expires_at", "<", nowMs)
+      .where("state", "!=", "RECEIVING")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("job_inputs").select("job_id").whereRef("job_inputs.upload_id", "=", "uploads.id"),
+          ),
+        ),
+      )
+      .returning("id")
+      .execute();
+    return rows.map((row) => row.id);
+  }
+}
