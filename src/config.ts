@@ -21,19 +21,12 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-function integer(
-  env: Env,
-  name: string,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const value = Number(raw.trim());
-  if (value < min || value > max)
-    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 

@@ -36,7 +36,11 @@ export interface Runtime {
 }
 
 /** Storage only (the CLI's app commands need no workers or HTTP). */
-export function openEmbeddedStores(config: Config): { db: Kysely<Database>; store: MetadataStore; queue: JobQueue } {
+export function openEmbeddedStores(config: Config): {
+  db: Kysely<Database>;
+  store: MetadataStore;
+  queue: JobQueue;
+} {
   const db = openSqlite(config.dataDir);
   return { db, store: new SqliteMetadataStore(db), queue: new SqliteJobQueue(db) };
 }

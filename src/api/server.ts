@@ -46,13 +46,20 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
   for (const schema of [errorSchema, jobSchema, workflowSchema]) app.addSchema(schema);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ code: "NOT_FOUND", message: `Route ${request.method} ${request.url.split("?")[0]} not found` }),
+    reply
+      .code(404)
+      .send({ code: "NOT_FOUND", message: `Route ${request.method} ${request.url.split("?")[0]} not found` }),
   );
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
   app.addHook("onResponse", async (request, reply) => {
-    metrics.observeRequest(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? "unmatched",
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
   });
 
   await app.register(swagger, {
@@ -68,7 +75,10 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
       components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } } },
     },
     transform: ({ schema, url }) => ({
-      schema: { ...schema, hide: (schema as { hide?: boolean })?.hide || url.startsWith("/api/") } as typeof schema,
+      schema: {
+        ...schema,
+        hide: (schema as { hide?: boolean })?.hide || url.startsWith("/api/"),
+      } as typeof schema,
       url,
     }),
   });

@@ -5,7 +5,11 @@ import { ApplicationService } from "../services/applications.ts";
 export class UsageError extends Error {}
 
 /** `mixdown app create|list|revoke|rotate-key`, against the data dir (works while the server runs). */
-export async function appCommand(config: Config, sub: string | undefined, args: { name?: string; id?: string; json: boolean }) {
+export async function appCommand(
+  config: Config,
+  sub: string | undefined,
+  args: { name?: string; id?: string; json: boolean },
+) {
   const { db, store } = openEmbeddedStores(config);
   const apps = new ApplicationService(store);
   const print = (text: string) => process.stdout.write(`${text}\n`);
@@ -22,20 +26,30 @@ export async function appCommand(config: Config, sub: string | undefined, args: 
         const list = await apps.list();
         if (args.json) print(JSON.stringify(list));
         else if (list.length === 0) print("No applications. Create one with: mixdown app create --name NAME");
-        else for (const app of list) print(`${app.id}  ${app.revokedAt ? "revoked" : "active "}  ${app.createdAt}  ${app.name}`);
+        else
+          for (const app of list)
+            print(`${app.id}  ${app.revokedAt ? "revoked" : "active "}  ${app.createdAt}  ${app.name}`);
         return;
       }
       case "revoke": {
         if (!args.id) throw new UsageError("app revoke needs the application id");
         if (!(await apps.revoke(args.id))) throw new UsageError(`no active application with id ${args.id}`);
-        print(args.json ? JSON.stringify({ id: args.id, revoked: true }) : `Revoked application ${args.id}; its key no longer works.`);
+        print(
+          args.json
+            ? JSON.stringify({ id: args.id, revoked: true })
+            : `Revoked application ${args.id}; its key no longer works.`,
+        );
         return;
       }
       case "rotate-key": {
         if (!args.id) throw new UsageError("app rotate-key needs the application id");
         const apiKey = await apps.rotateKey(args.id);
         if (!apiKey) throw new UsageError(`no active application with id ${args.id}`);
-        print(args.json ? JSON.stringify({ id: args.id, apiKey }) : `New API key for ${args.id} (the old one no longer works):\n${apiKey}`);
+        print(
+          args.json
+            ? JSON.stringify({ id: args.id, apiKey })
+            : `New API key for ${args.id} (the old one no longer works):\n${apiKey}`,
+        );
         return;
       }
       default:

@@ -1,5 +1,5 @@
-import { buildServer } from "../api/server.ts";
 import { createMetrics } from "../api/metrics.ts";
+import { buildServer } from "../api/server.ts";
 import type { Config } from "../config.ts";
 import { createEmbeddedRuntime } from "../runtime.ts";
 

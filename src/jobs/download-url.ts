@@ -86,11 +86,7 @@ function request(url: URL, options: DownloadOptions): Promise<http.IncomingMessa
 }
 
 /** Downloads an http(s) URL to a file, following redirects; failures are JobFailures. */
-export async function downloadUrl(
-  rawUrl: string,
-  destination: string,
-  options: DownloadOptions,
-): Promise<void> {
+export async function downloadUrl(rawUrl: string, destination: string, options: DownloadOptions): Promise<void> {
   let url = new URL(rawUrl);
   for (let hop = 0; ; hop++) {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -111,10 +107,7 @@ export async function downloadUrl(
     const expected = Number(response.headers["content-length"] ?? Number.NaN);
     if (expected > options.maxBytes) {
       response.destroy();
-      throw new JobFailure(
-        "BAD_INPUT",
-        `The input file is larger than the limit of ${options.maxBytes} bytes.`,
-      );
+      throw new JobFailure("BAD_INPUT", `The input file is larger than the limit of ${options.maxBytes} bytes.`);
     }
     let received = 0;
     const counter = new Transform({
@@ -122,10 +115,7 @@ export async function downloadUrl(
         received += chunk.length;
         if (received > options.maxBytes) {
           callback(
-            new JobFailure(
-              "BAD_INPUT",
-              `The input file is larger than the limit of ${options.maxBytes} bytes.`,
-            ),
+            new JobFailure("BAD_INPUT", `The input file is larger than the limit of ${options.maxBytes} bytes.`),
           );
         } else callback(null, chunk);
       },
@@ -136,10 +126,7 @@ export async function downloadUrl(
       throw describeNetworkError(url, error as NodeJS.ErrnoException);
     }
     if (!Number.isNaN(expected) && received !== expected) {
-      throw new JobFailure(
-        "BAD_INPUT",
-        `The input download was incomplete: ${received} of ${expected} bytes.`,
-      );
+      throw new JobFailure("BAD_INPUT", `The input download was incomplete: ${received} of ${expected} bytes.`);
     }
     return;
   }

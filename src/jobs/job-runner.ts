@@ -71,12 +71,7 @@ export class JobRunner {
     }
   }
 
-  private async fetchInput(
-    url: string,
-    destination: string,
-    job: ClaimedJob,
-    signal: AbortSignal,
-  ): Promise<string> {
+  private async fetchInput(url: string, destination: string, job: ClaimedJob, signal: AbortSignal): Promise<string> {
     const own = this.signer.ownPath(url);
     if (own?.pathname.startsWith("/files/")) {
       // Our own URL: checked as of the job's creation and read straight from storage.

@@ -144,11 +144,7 @@ export class WorkerPool {
     }
   }
 
-  private async afterStop(
-    job: ClaimedJob,
-    reason: StopReason | undefined,
-    log: FastifyBaseLogger,
-  ): Promise<void> {
+  private async afterStop(job: ClaimedJob, reason: StopReason | undefined, log: FastifyBaseLogger): Promise<void> {
     if (reason === "shutdown") {
       await this.queue.release(job.id, this.workerId);
       log.info("job returned to the queue at shutdown");

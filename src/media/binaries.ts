@@ -18,9 +18,7 @@ function resolve(name: "ffmpeg" | "ffprobe"): string {
   try {
     return (require(`@${name}-installer/${name}`) as { path: string }).path;
   } catch {
-    throw new Error(
-      `${name} not found: install it (apt-get install ffmpeg) or the @${name}-installer package`,
-    );
+    throw new Error(`${name} not found: install it (apt-get install ffmpeg) or the @${name}-installer package`);
   }
 }
 

@@ -1,5 +1,5 @@
-import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
 import { mediaBinaries } from "./binaries.ts";
+import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
 import { runTool } from "./run-tool.ts";
 
 export interface TranscodeOptions {

@@ -11,5 +11,4 @@ export const generateApiKey = (): string => PREFIX + randomBytes(32).toString("b
  */
 export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 
-export const looksLikeApiKey = (key: string): boolean =>
-  key.startsWith(PREFIX) && key.length === PREFIX.length + 43;
+export const looksLikeApiKey = (key: string): boolean => key.startsWith(PREFIX) && key.length === PREFIX.length + 43;

@@ -57,15 +57,11 @@ export class UploadService {
     body: Readable,
     headers: { contentType: string | undefined; contentLength: number | undefined },
   ): Promise<BlobInfo> {
-    if (this.signer.verify("PUT", `${UPLOAD_PATH}${id}`, query) !== "valid")
-      throw new ApiError("INVALID_SIGNATURE");
+    if (this.signer.verify("PUT", `${UPLOAD_PATH}${id}`, query) !== "valid") throw new ApiError("INVALID_SIGNATURE");
     const upload = await this.store.getUpload(id);
     if (!upload || upload.expiresAt < Date.now()) throw new ApiError("INVALID_SIGNATURE");
     if (headers.contentLength !== undefined && headers.contentLength > this.options.maxBytes) {
-      throw new ApiError(
-        "PAYLOAD_TOO_LARGE",
-        `The upload is larger than the limit of ${this.options.maxBytes} bytes`,
-      );
+      throw new ApiError("PAYLOAD_TOO_LARGE", `The upload is larger than the limit of ${this.options.maxBytes} bytes`);
     }
     if (!(await this.store.beginUpload(id))) throw new ApiError("UPLOAD_ALREADY_USED");
     const contentType = headers.contentType || "application/octet-stream";

@@ -10,7 +10,10 @@ const signedQuery = {
 } as const;
 
 /** Parses a single-range "bytes=" header; undefined means serve the whole file (RFC 9110 allows ignoring). */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | "unsatisfiable" | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | "unsatisfiable" | undefined {
   const match = header?.match(/^bytes=(\d*)-(\d*)$/);
   if (!match || (match[1] === "" && match[2] === "")) return undefined;
   const [, from = "", to = ""] = match;

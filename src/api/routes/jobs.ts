@@ -4,14 +4,7 @@ import { ApiError } from "../../errors.ts";
 import { isUuid } from "../../ids.ts";
 import type { CreateJobRequest } from "../../services/jobs.ts";
 import { paginationLinks, renderJob } from "../render.ts";
-import {
-  createJobBody,
-  errorResponses,
-  idResponse,
-  jobIdParams,
-  listJobsQuery,
-  statusResponse,
-} from "../schemas.ts";
+import { createJobBody, errorResponses, idResponse, jobIdParams, listJobsQuery, statusResponse } from "../schemas.ts";
 import type { ApiContext } from "./context.ts";
 
 function jobId(params: unknown): string {

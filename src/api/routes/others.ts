@@ -48,7 +48,10 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
       const result = await store.listWorkflows(page, size);
       const url = new URL(request.url, config.publicUrl);
       reply.header("x-total-count", result.total);
-      reply.header("link", paginationLinks(`${config.publicUrl}${url.pathname}`, url.searchParams, page, size, result.total));
+      reply.header(
+        "link",
+        paginationLinks(`${config.publicUrl}${url.pathname}`, url.searchParams, page, size, result.total),
+      );
       return { workflows: result.items.map(renderWorkflow) };
     },
   );

@@ -34,11 +34,7 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, key);
   }
 
-  async put(
-    key: string,
-    body: Readable,
-    info: { contentType: string; maxBytes?: number },
-  ): Promise<BlobInfo> {
+  async put(key: string, body: Readable, info: { contentType: string; maxBytes?: number }): Promise<BlobInfo> {
     const file = this.file(key);
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const partial = `${file}.part-${randomUUID()}`;

@@ -123,11 +123,7 @@ export class SqliteJobQueue implements JobQueue {
         .where("lease_owner", "=", workerId)
         .executeTakeFirst();
       if (released.numUpdatedRows === 0n) return false;
-      await tx
-        .updateTable("jobs")
-        .set({ status: "QUEUED", started_at: null })
-        .where("id", "=", jobId)
-        .execute();
+      await tx.updateTable("jobs").set({ status: "QUEUED", started_at: null }).where("id", "=", jobId).execute();
       return true;
     });
   }

@@ -149,11 +149,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async deleteJob(appId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom("jobs")
-      .where("app_id", "=", appId)
-      .where("id", "=", id)
-      .executeTakeFirst();
+    const result = await this.db.deleteFrom("jobs").where("app_id", "=", appId).where("id", "=", id).executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 
@@ -168,10 +164,7 @@ export class SqliteMetadataStore implements MetadataStore {
     return counts;
   }
 
-  async syncWorkflows(
-    workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[],
-    now: string,
-  ): Promise<void> {
+  async syncWorkflows(workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       for (const wf of workflows) {
         await tx
@@ -271,11 +264,7 @@ export class SqliteMetadataStore implements MetadataStore {
       .where("expires_at", "<", nowMs)
       .where("state", "!=", "RECEIVING")
       .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom("job_inputs").select("job_id").whereRef("job_inputs.upload_id", "=", "uploads.id"),
-          ),
-        ),
+        not(exists(selectFrom("job_inputs").select("job_id").whereRef("job_inputs.upload_id", "=", "uploads.id"))),
       )
       .returning("id")
       .execute();

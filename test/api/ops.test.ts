@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { sineWav } from "../helpers/audio.ts";
+import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+
+describe("operations: OpenAPI, docs, metrics, logs", () => {
+  let server: Mixdown;
+  let app: AppInfo;
+  before(async () => {
+    server = await Mixdown.start({ MIXDOWN_LOG_LEVEL: "info" });
+    app = await server.createApp();
+  });
+  after(async () => {
+    await server.dispose();
+    assertNoneRunning();
+  });
+
+  test("GET /openapi.json is an OpenAPI 3.1 document of every endpoint, generated from the route schemas", async () => {
+    const { status, body } = await server.api("GET", "/openapi.json");
+    assert.equal(status, 200);
+    assert.equal(body.openapi, "3.1.0");
+    const operations = Object.entries(body.paths as Record<string, object>).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    for (const expected of [
+      "GET /v1/upload",
+      "GET /v1/job/{id}",
+      "GET /v1/job/{id}/status",
+      "GET /v1/job",
+      "POST /v1/job",
+      "DELETE /v1/job/{id}",
+      "GET /v1/workflow",
+      "GET /v1/application",
+    ]) {
+      assert.ok(operations.includes(expected), `${expected} documented`);
+    }
+    assert.ok(body.paths["/v1/job"].post.requestBody, "request body schema");
+    assert.ok(body.paths["/v1/job"].post.responses["422"], "422 documented");
+    assert.ok(body.components.securitySchemes.apiKey);
+  });
+
+  test("GET /docs is a human docs page", async () => {
+    const response = await fetch(`${server.url}/docs/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type") ?? "", /text\/html/);
+    assert.match(await response.text(), /swagger/i);
+  });
+
+  test("GET /metrics: jobs by status, queue depth, job durations, HTTP latency in Prometheus format", async () => {
+    const url = await server.upload(app.apiKey, sineWav(0.5), "audio/wav");
+    await server.waitForJob(
+      app.apiKey,
+      await server.createJob(app.apiKey, "mixdown/convert", { inputUrl: url, format: "wav" }),
+    );
+    const response = await fetch(`${server.url}/metrics`);
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    assert.match(text, /^mixdown_jobs\{status="SUCCEEDED"\} 1$/m);
+    assert.match(text, /^mixdown_jobs\{status="QUEUED"\} 0$/m);
+    assert.match(text, /^mixdown_queue_depth 0$/m);
+    assert.match(text, /^mixdown_job_duration_seconds_count\{workflow="mixdown\/convert",status="SUCCEEDED"\} 1$/m);
+    assert.match(
+      text,
+      /^mixdown_http_request_duration_seconds_count\{method="POST",route="\/v1\/job",status_code="200"\} 1$/m,
+    );
+  });
+
+  test("logs are JSON lines with request ids and never contain an API key", async () => {
+    await server.api("GET", "/v1/job", { key: app.apiKey, headers: { "x-request-id": "trace-me-123" } });
+    await server.api("GET", "/v1/job", { key: `${app.apiKey}x` });
+    const lines = server.output.trim().split("\n");
+    const parsed = lines.map((line) => JSON.parse(line) as { reqId?: string });
+    assert.ok(parsed.some((entry) => entry.reqId === "trace-me-123"));
+    assert.ok(!server.output.includes(app.apiKey.slice(4)), "API key not logged");
+  });
+});

@@ -1,0 +1,197 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { promisify } from "node:util";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+export const MIXDOWN_BIN = path.join(ROOT, "bin/mixdown");
+const execFileAsync = promisify(execFile);
+
+/** Servers started by tests and not yet stopped; a test file that leaves one running fails (assertNoneRunning). */
+const running = new Set<Mixdown>();
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface AppInfo {
+  id: string;
+  name: string;
+  apiKey: string;
+}
+
+/** A Mixdown server run as a child process on loopback, black-box, with its own data dir. */
+export class Mixdown {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly url: string;
+  readonly env: Record<string, string>;
+  private child: ChildProcess | undefined;
+  private exited: Promise<number | null> | undefined;
+  output = "";
+
+  private constructor(dataDir: string, port: number, env: Record<string, string>) {
+    this.dataDir = dataDir;
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}`;
+    this.env = env;
+  }
+
+  static async start(env: Record<string, string> = {}): Promise<Mixdown> {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-test-"));
+    const port = await freePort();
+    const server = new Mixdown(dataDir, port, {
+      MIXDOWN_DATA_DIR: dataDir,
+      PORT: String(port),
+      MIXDOWN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      MIXDOWN_LOG_LEVEL: "warn",
+      MIXDOWN_WORKERS: "2",
+      ...env,
+    });
+    await server.launch();
+    return server;
+  }
+
+  /** Starts (or restarts) the server process on the same data dir and port. */
+  async launch(): Promise<void> {
+    const child = spawn(MIXDOWN_BIN, ["serve"], {
+      env: { ...process.env, ...this.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    running.add(this);
+    child.stdout?.on("data", (d) => (this.output += d));
+    child.stderr?.on("data", (d) => (this.output += d));
+    this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    for (let i = 0; i < 200; i++) {
+      if (child.exitCode !== null) throw new Error(`mixdown exited at start:\n${this.output}`);
+      try {
+        if ((await fetch(`${this.url}/healthz`)).ok) return;
+      } catch {}
+      await delay(50);
+    }
+    throw new Error(`mixdown did not start:\n${this.output}`);
+  }
+
+  /** Runs `bin/mixdown ARGS` against this server's data dir. */
+  async cli(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ stdout: string; stderr: string; code: number }> {
+    try {
+      const { stdout, stderr } = await execFileAsync(MIXDOWN_BIN, args, {
+        env: { ...process.env, ...this.env, ...env },
+      });
+      return { stdout, stderr, code: 0 };
+    } catch (error) {
+      const e = error as { stdout: string; stderr: string; code: number };
+      return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+    }
+  }
+
+  async createApp(name = "test-app"): Promise<AppInfo> {
+    const { stdout, stderr, code } = await this.cli(["app", "create", "--name", name, "--json"]);
+    if (code !== 0) throw new Error(`app create failed: ${stderr}`);
+    return JSON.parse(stdout) as AppInfo;
+  }
+
+  /** An API call; `key` goes in Authorization as is, `body` is sent as JSON. */
+  async api<T = any>(
+    method: string,
+    pathname: string,
+    options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== undefined) headers.authorization = options.key;
+    if (options.body !== undefined) headers["content-type"] ??= "application/json";
+    const response = await fetch(`${this.url}${pathname}`, {
+      method,
+      headers,
+      body:
+        options.body === undefined
+          ? undefined
+          : typeof options.body === "string"
+            ? options.body
+            : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: response.status, headers: response.headers, body: body as T };
+  }
+
+  /** Uploads bytes through GET /upload + PUT; returns the download URL. */
+  async upload(key: string, bytes: Buffer, contentType = "application/octet-stream"): Promise<string> {
+    const pair = await this.api<{ uploadUrl: string; downloadUrl: string }>("GET", "/v1/upload", { key });
+    const put = await fetch(pair.body.uploadUrl, {
+      method: "PUT",
+      body: bytes,
+      headers: { "content-type": contentType },
+    });
+    if (put.status !== 200) throw new Error(`upload failed: ${put.status} ${await put.text()}`);
+    return pair.body.downloadUrl;
+  }
+
+  async createJob(key: string, workflow: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+    const response = await this.api<{ id: string }>("POST", "/v1/job", {
+      key,
+      body: { name: "test job", workflow, params, ...extra },
+    });
+    if (response.status !== 200)
+      throw new Error(`job creation failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body.id;
+  }
+
+  /** Polls the job until it is SUCCEEDED or FAILED (bounded), then returns it. */
+  async waitForJob(key: string, id: string, timeoutMs = 60_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const { body } = await this.api("GET", `/v1/job/${id}/status`, { key });
+      if (body.status === "SUCCEEDED" || body.status === "FAILED")
+        return (await this.api("GET", `/v1/job/${id}`, { key })).body;
+      await delay(100);
+    }
+    throw new Error(`job ${id} did not finish within ${timeoutMs} ms`);
+  }
+
+  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) {
+      running.delete(this);
+      return this.child?.exitCode ?? null;
+    }
+    this.child.kill(signal);
+    const code = await this.exited;
+    running.delete(this);
+    return code ?? null;
+  }
+
+  /** Stops the server and removes its data dir. */
+  async dispose(): Promise<void> {
+    await this.stop("SIGKILL");
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export function assertNoneRunning(): void {
+  if (running.size > 0) {
+    const left = [...running].map((s) => s.url).join(", ");
+    for (const server of running) void server.dispose();
+    throw new Error(`a test left Mixdown running: ${left}`);
+  }
+}
