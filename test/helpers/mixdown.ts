@@ -140,7 +140,7 @@ export class Mixdown {
     const pair = await this.api<{ uploadUrl: string; downloadUrl: string }>("GET", "/v1/upload", { key });
     const put = await fetch(pair.body.uploadUrl, {
       method: "PUT",
-      body: bytes,
+      body: new Uint8Array(bytes),
       headers: { "content-type": contentType },
     });
     if (put.status !== 200) throw new Error(`upload failed: ${put.status} ${await put.text()}`);
