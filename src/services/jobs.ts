@@ -3,6 +3,7 @@ import addFormats from "ajv-formats";
 import type { Job, JobFilter, JobStatus, MetadataValue, Page } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
+import { describeIssues } from "../schema-issues.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { JobQueue } from "../store/job-queue.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
@@ -65,10 +66,7 @@ export class JobService {
     if (!workflow) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${request.workflow}" not found`);
     const validate = this.validatorFor(workflow.slug, workflow.inputSchema);
     if (!validate(request.params)) {
-      const details = (validate.errors ?? []).map((e) => ({
-        field: `params${e.instancePath.replaceAll("/", ".")}`,
-        message: e.message ?? "is invalid",
-      }));
+      const details = describeIssues(validate.errors ?? [], "params");
       throw new ApiError("INVALID_WORKFLOW_PARAMS", undefined, details);
     }
     const id = uuidv7();
