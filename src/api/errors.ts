@@ -21,7 +21,9 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(413).send({ code: "PAYLOAD_TOO_LARGE", message: "The request body is too large" });
   }
   if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
-    const details = [{ field: "body", message: error.code.includes("EMPTY") ? "must not be empty" : "is not valid JSON" }];
+    const details = [
+      { field: "body", message: error.code.includes("EMPTY") ? "must not be empty" : "is not valid JSON" },
+    ];
     return reply.code(400).send({ code: "INVALID_REQUEST", message: summary("Invalid fields", details), details });
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
