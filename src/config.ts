@@ -5,6 +5,7 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  workflowsDir: string;
   publicUrl: string;
   fetchTimeoutMs: number;
   allowPrivateUrls: boolean;
@@ -65,10 +66,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError("MIXDOWN_SECRET must be at least 32 characters long");
   }
+  const dataDir = path.resolve(env.MIXDOWN_DATA_DIR?.trim() || "./data");
   return {
     port,
     host,
-    dataDir: path.resolve(env.MIXDOWN_DATA_DIR?.trim() || "./data"),
+    dataDir,
+    workflowsDir: path.resolve(env.MIXDOWN_WORKFLOWS_DIR?.trim() || path.join(dataDir, "workflows")),
     publicUrl: url("MIXDOWN_PUBLIC_URL", env.MIXDOWN_PUBLIC_URL?.trim() || `http://localhost:${port}`),
     fetchTimeoutMs: integer(env, "MIXDOWN_FETCH_TIMEOUT_MS", 30_000, 100),
     allowPrivateUrls: boolean(env, "MIXDOWN_ALLOW_PRIVATE_URLS", false),
@@ -87,6 +90,7 @@ export const CONFIG_HELP = `Environment:
   PORT                        port to listen on (default 8080)
   MIXDOWN_HOST                address to bind (default 127.0.0.1)
   MIXDOWN_DATA_DIR            database and files (default ./data)
+  MIXDOWN_WORKFLOWS_DIR       custom workflow definitions, .json/.yaml (default $MIXDOWN_DATA_DIR/workflows)
   MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT)
   MIXDOWN_FETCH_TIMEOUT_MS    input download: max wait for a connection, a response or the next bytes (default 30000)
   MIXDOWN_ALLOW_PRIVATE_URLS  allow inputs on loopback/private/internal addresses (default false)

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
@@ -6,11 +5,13 @@ import type { Kysely } from "kysely";
 import type { Config } from "./config.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
+import { MODULES } from "./modules/index.ts";
 import { loadSecret } from "./secret.ts";
 import { ApplicationService } from "./services/applications.ts";
 import { type JobEvents, JobService } from "./services/jobs.ts";
 import { UrlSigner } from "./services/signed-urls.ts";
 import { UploadService } from "./services/uploads.ts";
+import { WorkflowService } from "./services/workflows.ts";
 import type { BlobStore } from "./store/blob-store.ts";
 import type { JobQueue } from "./store/job-queue.ts";
 import { LocalBlobStore } from "./store/local/local-blob-store.ts";
@@ -19,7 +20,7 @@ import { openSqlite } from "./store/sqlite/database.ts";
 import type { Database } from "./store/sqlite/schema.ts";
 import { SqliteJobQueue } from "./store/sqlite/sqlite-job-queue.ts";
 import { SqliteMetadataStore } from "./store/sqlite/sqlite-metadata-store.ts";
-import { BUILT_IN_WORKFLOWS, WorkflowRegistry } from "./workflows/registry.ts";
+import { WorkflowRegistry } from "./workflows/registry.ts";
 
 /** Everything Mixdown is made of, wired for one deployment mode. */
 export interface Runtime {
@@ -28,7 +29,7 @@ export interface Runtime {
   queue: JobQueue;
   blobs: BlobStore;
   signer: UrlSigner;
-  workflows: WorkflowRegistry;
+  workflows: WorkflowService;
   applications: ApplicationService;
   uploads: UploadService;
   jobs: JobService;
@@ -45,28 +46,14 @@ export function openEmbeddedStores(config: Config): {
   return { db, store: new SqliteMetadataStore(db), queue: new SqliteJobQueue(db) };
 }
 
-/** A stable UUID-shaped id for a workflow slug. */
-function workflowId(slug: string): string {
-  const hex = createHash("sha256").update(`mixdown-workflow:${slug}`).digest("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
 /** The embedded deployment: SQLite metadata and queue, files on local disk, workers in this process. */
 export async function createEmbeddedRuntime(config: Config) {
   const { db, store, queue } = openEmbeddedStores(config);
   const blobs = new LocalBlobStore(path.join(config.dataDir, "blobs"));
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
-  const workflows = new WorkflowRegistry(BUILT_IN_WORKFLOWS);
-  await store.syncWorkflows(
-    workflows.all().map((wf) => ({
-      id: workflowId(wf.slug),
-      slug: wf.slug,
-      name: wf.name,
-      description: wf.description,
-      definitionHash: WorkflowRegistry.definitionHash(wf),
-    })),
-    new Date().toISOString(),
-  );
+  const registry = new WorkflowRegistry(MODULES, config.workflowsDir);
+  const workflows = new WorkflowService(registry, store);
+  await workflows.sync(true);
   const uploads = new UploadService(store, blobs, signer, {
     ttlSeconds: config.urlTtlSeconds,
     maxBytes: config.maxUploadBytes,
@@ -94,7 +81,7 @@ export async function createEmbeddedRuntime(config: Config) {
       const scratchRoot = path.join(config.dataDir, "scratch");
       // Scratch left by a process that died mid-job; its jobs run again from the start.
       fs.rmSync(scratchRoot, { recursive: true, force: true });
-      const runner = new JobRunner(workflows, blobs, signer, {
+      const runner = new JobRunner(registry, blobs, signer, {
         scratchRoot,
         fetchTimeoutMs: config.fetchTimeoutMs,
         allowPrivateUrls: config.allowPrivateUrls,

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { CONFIG_HELP, ConfigError, loadConfig } from "../config.ts";
 import { appCommand, UsageError } from "./app-commands.ts";
 import { serve } from "./serve.ts";
+import { workflowCommand } from "./workflow-commands.ts";
 
 const HELP: Record<string, string> = {
   main: `Usage: mixdown <command> [options]
@@ -12,6 +13,10 @@ Commands:
   app list                    list applications
   app revoke ID               revoke an application's key
   app rotate-key ID           issue a new key for an application
+  workflow validate FILE      check a workflow definition (JSON or YAML) and list its errors
+  workflow add FILE           validate and install a custom workflow
+  workflow list               list built-in and custom workflows
+  workflow remove SLUG        remove a custom workflow
 
 Run "mixdown <command> --help" for details.`,
   serve: `Usage: mixdown serve
@@ -30,6 +35,18 @@ ${CONFIG_HELP}`,
   app rotate-key ID [--json]        replace an application's key; prints the new key once
 
 Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
+  workflow: `Usage: mixdown workflow <validate|add|list|remove> [options]
+
+  workflow validate FILE [--json]   check a definition (.json, .yaml, .yml); exit 1 and list every
+                                    error (unknown module, dangling reference, cycle, type mismatch, …)
+  workflow add FILE [--json]        validate, then install into MIXDOWN_WORKFLOWS_DIR (replacing a
+                                    workflow with the same slug); the server picks it up within a second
+  workflow list [--json]            built-in and custom workflows, with their state
+  workflow remove SLUG [--json]     remove a custom workflow
+
+A definition: {slug, name, description, inputSchema, steps: [{id, module, params, inputs}], outputs}.
+Inputs and params reference job params as "$params.NAME" and step outputs as "$steps.STEP.OUTPUT".
+The "mixdown/" slug prefix is reserved for built-in workflows.`,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -60,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
     case "app":
       await appCommand(config, sub, { name: values.name, id, json: values.json });
       return 0;
+    case "workflow":
+      return workflowCommand(config, sub, id, values.json);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

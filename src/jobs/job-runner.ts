@@ -3,11 +3,11 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { JobResult } from "../domain.ts";
+import { executeWorkflow } from "../engine/execute.ts";
 import type { UrlSigner } from "../services/signed-urls.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { ClaimedJob } from "../store/job-queue.ts";
 import type { WorkflowRegistry } from "../workflows/registry.ts";
-import type { JobContext } from "../workflows/workflow.ts";
 import { downloadUrl } from "./download-url.ts";
 import { JobFailure } from "./job-failure.ts";
 
@@ -43,26 +43,29 @@ export class JobRunner {
   }
 
   async run(job: ClaimedJob, signal: AbortSignal): Promise<JobRun> {
+    this.workflows.rescan();
     const workflow = this.workflows.get(job.workflow);
     if (!workflow) throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} no longer exists.`);
+    if (workflow.errors.length > 0) {
+      throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} now contains errors and cannot run.`);
+    }
     const scratchDir = path.join(this.options.scratchRoot, `${job.id}-${randomUUID()}`);
     const resultPrefix = `${this.resultPrefix(job.id)}${randomUUID()}/`;
     await fsp.mkdir(scratchDir, { recursive: true });
     let inputCount = 0;
-    const ctx: JobContext = {
-      jobId: job.id,
+    const env = {
       params: job.params,
       signal,
       scratchDir,
-      fetchInput: (url) => this.fetchInput(url, path.join(scratchDir, `input-${inputCount++}`), job, signal),
-      storeFile: async (name, localPath, contentType) => {
+      fetchInput: (url: string) => this.fetchInput(url, path.join(scratchDir, `input-${inputCount++}`), job, signal),
+      storeFile: async (name: string, localPath: string, contentType: string) => {
         const key = resultPrefix + name;
         await this.blobs.put(key, fs.createReadStream(localPath), { contentType });
         return { file: key, contentType };
       },
     };
     try {
-      return { result: await workflow.run(ctx), resultPrefix };
+      return { result: await executeWorkflow(workflow.definition, this.workflows.modules, env), resultPrefix };
     } catch (error) {
       await this.blobs.deletePrefix(resultPrefix);
       throw error;

@@ -7,8 +7,8 @@ import { describeIssues } from "../schema-issues.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { JobQueue } from "../store/job-queue.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
-import type { WorkflowRegistry } from "../workflows/registry.ts";
 import type { UploadService } from "./uploads.ts";
+import type { WorkflowService } from "./workflows.ts";
 
 export interface CreateJobRequest {
   name: string;
@@ -31,7 +31,7 @@ export class JobService {
   private readonly store: MetadataStore;
   private readonly queue: JobQueue;
   private readonly blobs: BlobStore;
-  private readonly workflows: WorkflowRegistry;
+  private readonly workflows: WorkflowService;
   private readonly uploads: UploadService;
   private readonly events: JobEvents;
 
@@ -39,7 +39,7 @@ export class JobService {
     store: MetadataStore,
     queue: JobQueue,
     blobs: BlobStore,
-    workflows: WorkflowRegistry,
+    workflows: WorkflowService,
     uploads: UploadService,
     events: JobEvents,
   ) {
@@ -52,19 +52,19 @@ export class JobService {
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
   }
 
-  private validatorFor(slug: string, schema: Record<string, unknown>): ValidateFunction {
-    let validate = this.validators.get(slug);
+  /** Compiled input-schema validators, by definition hash (a changed definition compiles anew). */
+  private validatorFor(hash: string, schema: Record<string, unknown>): ValidateFunction {
+    let validate = this.validators.get(hash);
     if (!validate) {
       validate = this.ajv.compile(schema);
-      this.validators.set(slug, validate);
+      this.validators.set(hash, validate);
     }
     return validate;
   }
 
   async create(appId: string, request: CreateJobRequest): Promise<string> {
-    const workflow = this.workflows.get(request.workflow);
-    if (!workflow) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${request.workflow}" not found`);
-    const validate = this.validatorFor(workflow.slug, workflow.inputSchema);
+    const workflow = await this.workflows.forJob(request.workflow);
+    const validate = this.validatorFor(workflow.hash, workflow.definition.inputSchema);
     if (!validate(request.params)) {
       const details = describeIssues(validate.errors ?? [], "params");
       throw new ApiError("INVALID_WORKFLOW_PARAMS", undefined, details);

@@ -18,7 +18,7 @@ export class UrlSigner {
 
   /** An absolute URL for pathname (which starts with "/"), valid for ttlSeconds. */
   sign(method: SignedMethod, pathname: string, ttlSeconds: number, now = Date.now()): string {
-    const expires = Math.floor(now / 1000) + ttlSeconds;
+    const expires = Math.ceil(now / 1000) + ttlSeconds;
     return `${this.publicUrl}${pathname}?expires=${expires}&signature=${this.signature(method, pathname, expires)}`;
   }
 

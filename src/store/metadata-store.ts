@@ -17,9 +17,10 @@ export interface MetadataStore {
   deleteJob(appId: string, id: string): Promise<boolean>;
   countJobsByStatus(): Promise<Record<JobStatus, number>>;
 
-  /** Inserts new workflows, updates changed ones (by definition hash); returns all. */
+  /** Inserts new workflows, updates changed ones (by definition hash), deletes those not listed. */
   syncWorkflows(workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void>;
   listWorkflows(page: number, size: number): Promise<Page<WorkflowRecord>>;
+  getWorkflow(slug: string): Promise<WorkflowRecord | undefined>;
 
   createUpload(upload: Upload): Promise<void>;
   getUpload(id: string): Promise<Upload | undefined>;

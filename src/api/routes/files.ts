@@ -4,6 +4,9 @@ import { ApiError } from "../../errors.ts";
 import { FILES_PATH } from "../../services/uploads.ts";
 import type { ApiContext } from "./context.ts";
 
+/** A refused upload body up to this size is read and discarded, so the client sees the error response. */
+const LINGER_BYTES = 1024 * 1024;
+
 const signedQuery = {
   type: "object",
   properties: { expires: { type: "string" }, signature: { type: "string" } },
@@ -23,8 +26,9 @@ export function parseRange(
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(from);
+  if (to !== "" && Number(to) < start) return undefined; // invalid: ignored (RFC 9110 §14.2)
+  if (start >= size) return "unsatisfiable";
   const end = to === "" ? size - 1 : Math.min(Number(to), size - 1);
-  if (start >= size || end < start) return "unsatisfiable";
   return { start, end };
 }
 
@@ -56,23 +60,27 @@ export function fileRoutes(app: FastifyInstance, { runtime }: ApiContext): void 
         });
         return { size: info.size, contentType: info.contentType };
       } catch (error) {
-        // The client may still be sending: close the connection rather than read the rest.
-        if (!request.raw.readableEnded) reply.header("connection", "close");
+        // The client may still be sending: discard the rest so it can read the answer; past a small body,
+        // close the connection rather than read it all.
+        if (!request.raw.readableEnded) {
+          request.raw.resume();
+          if (!(Number(length) <= LINGER_BYTES)) reply.header("connection", "close");
+        }
         throw error;
       }
     },
   );
 
-  app.get(
-    `${FILES_PATH}*`,
-    {
-      schema: {
-        tags: ["files"],
-        summary: "Download an uploaded or result file (signed URL; supports Range)",
-        querystring: signedQuery,
-      },
+  // GET and HEAD declared together: Fastify's automatic HEAD route would zero Content-Length.
+  app.route({
+    method: ["GET", "HEAD"],
+    url: `${FILES_PATH}*`,
+    schema: {
+      tags: ["files"],
+      summary: "Download an uploaded or result file (signed URL; supports Range)",
+      querystring: signedQuery,
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const pathname = decodeURIComponent(new URL(request.url, "http://relative").pathname);
       const verdict = signer.verify("GET", pathname, request.query as Record<string, unknown>);
       if (verdict !== "valid") throw new ApiError("INVALID_SIGNATURE");
@@ -97,5 +105,5 @@ export function fileRoutes(app: FastifyInstance, { runtime }: ApiContext): void 
       if (request.method === "HEAD") return reply.send();
       return reply.send(blobs.read(key, range));
     },
-  );
+  });
 }

@@ -5,7 +5,7 @@ import type { ApiContext } from "./context.ts";
 
 /** GET /upload, /workflow, /application. */
 export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
-  const { uploads, store, config } = runtime;
+  const { uploads, workflows, config } = runtime;
 
   app.get(
     "/upload",
@@ -45,7 +45,7 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
     },
     async (request, reply) => {
       const { page, size } = request.query as { page: number; size: number };
-      const result = await store.listWorkflows(page, size);
+      const result = await workflows.list(page, size);
       const url = new URL(request.url, config.publicUrl);
       reply.header("x-total-count", result.total);
       reply.header(
@@ -54,6 +54,20 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
       );
       return { workflows: result.items.map(renderWorkflow) };
     },
+  );
+
+  app.get(
+    "/workflow/*",
+    {
+      schema: {
+        tags: ["workflows"],
+        summary: "One workflow with its input schema and outputs (Mixdown extension)",
+        description:
+          "The path ends with the slug, e.g. /v1/workflow/mixdown/convert. `runnable` is false, with the reasons in `errors`, when jobs cannot run on it.",
+        response: { 200: { type: "object", additionalProperties: true }, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => workflows.describe((request.params as { "*": string })["*"]),
   );
 
   app.get(

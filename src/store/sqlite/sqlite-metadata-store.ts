@@ -45,6 +45,16 @@ export function toJob(row: JobRow): Job {
   };
 }
 
+const toWorkflow = (row: Selectable<Database["workflows"]>): WorkflowRecord => ({
+  id: row.id,
+  slug: row.slug,
+  name: row.name,
+  description: row.description,
+  definitionHash: row.definition_hash,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
 const toUpload = (row: UploadRow): Upload => ({
   id: row.id,
   appId: row.app_id,
@@ -191,6 +201,10 @@ export class SqliteMetadataStore implements MetadataStore {
           )
           .execute();
       }
+      const slugs = workflows.map((wf) => wf.slug);
+      let removal = tx.deleteFrom("workflows");
+      if (slugs.length > 0) removal = removal.where("slug", "not in", slugs);
+      await removal.execute();
     });
   }
 
@@ -209,16 +223,12 @@ export class SqliteMetadataStore implements MetadataStore {
         .select((eb) => eb.fn.countAll<number>().as("total"))
         .executeTakeFirstOrThrow(),
     ]);
-    const items = rows.map((row) => ({
-      id: row.id,
-      slug: row.slug,
-      name: row.name,
-      description: row.description,
-      definitionHash: row.definition_hash,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }));
-    return { items, total: Number(count.total) };
+    return { items: rows.map(toWorkflow), total: Number(count.total) };
+  }
+
+  async getWorkflow(slug: string): Promise<WorkflowRecord | undefined> {
+    const row = await this.db.selectFrom("workflows").selectAll().where("slug", "=", slug).executeTakeFirst();
+    return row && toWorkflow(row);
   }
 
   async createUpload(upload: Upload): Promise<void> {

@@ -1,0 +1,108 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Config } from "../config.ts";
+import type { DefinitionError } from "../engine/types.ts";
+import { MODULES } from "../modules/index.ts";
+import { openEmbeddedStores } from "../runtime.ts";
+import { WorkflowService } from "../services/workflows.ts";
+import { DEFINITION_EXTENSIONS, loadDefinitionFile } from "../workflows/load-definition.ts";
+import { checkDefinition, WorkflowRegistry } from "../workflows/registry.ts";
+import { UsageError } from "./app-commands.ts";
+
+const print = (text: string) => process.stdout.write(`${text}\n`);
+const formatErrors = (errors: DefinitionError[]) => errors.map((e) => `  ${e.field}: ${e.message}`).join("\n");
+
+/** File name of a custom workflow in the workflows dir ("acme/mix" → "acme__mix.json"). */
+const fileNameFor = (slug: string, extension: string) => `${slug.replaceAll("/", "__")}${extension}`;
+
+function validateFile(file: string): { slug: string | undefined; errors: DefinitionError[] } {
+  if (!DEFINITION_EXTENSIONS.includes(path.extname(file))) {
+    return {
+      slug: undefined,
+      errors: [{ field: "file", message: `must end with ${DEFINITION_EXTENSIONS.join(", ")}` }],
+    };
+  }
+  const { raw, errors } = loadDefinitionFile(file);
+  if (errors.length > 0) return { slug: undefined, errors };
+  const slug = (raw as { slug?: unknown })?.slug;
+  return { slug: typeof slug === "string" ? slug : undefined, errors: checkDefinition(raw, MODULES, false) };
+}
+
+/** `mixdown workflow validate|add|list|remove`. Exit code 1 when a definition has errors. */
+export async function workflowCommand(
+  config: Config,
+  sub: string | undefined,
+  target: string | undefined,
+  json: boolean,
+) {
+  switch (sub) {
+    case "validate": {
+      if (!target) throw new UsageError("workflow validate needs a FILE");
+      const { slug, errors } = validateFile(target);
+      if (json) print(JSON.stringify({ slug: slug ?? null, valid: errors.length === 0, errors }));
+      else if (errors.length === 0) print(`${target}: valid workflow "${slug}"`);
+      else print(`${target}: ${errors.length} error${errors.length > 1 ? "s" : ""}\n${formatErrors(errors)}`);
+      return errors.length === 0 ? 0 : 1;
+    }
+    case "add": {
+      if (!target) throw new UsageError("workflow add needs a FILE");
+      const { slug, errors } = validateFile(target);
+      if (errors.length > 0 || !slug) {
+        process.stderr.write(`mixdown: ${target} was not added: ${errors.length} error(s)\n${formatErrors(errors)}\n`);
+        return 1;
+      }
+      fs.mkdirSync(config.workflowsDir, { recursive: true });
+      for (const ext of DEFINITION_EXTENSIONS)
+        fs.rmSync(path.join(config.workflowsDir, fileNameFor(slug, ext)), { force: true });
+      const destination = path.join(config.workflowsDir, fileNameFor(slug, path.extname(target)));
+      const temporary = `${destination}.tmp-${process.pid}`;
+      fs.copyFileSync(target, temporary);
+      fs.renameSync(temporary, destination);
+      await recordWorkflows(config);
+      print(json ? JSON.stringify({ slug, file: destination }) : `Added workflow "${slug}" (${destination}).`);
+      return 0;
+    }
+    case "remove": {
+      if (!target) throw new UsageError("workflow remove needs a SLUG");
+      const registry = new WorkflowRegistry(MODULES, config.workflowsDir);
+      const wf = registry.get(target);
+      if (!wf) throw new UsageError(`no workflow "${target}"`);
+      if (wf.builtIn) throw new UsageError(`"${target}" is built in and cannot be removed`);
+      fs.rmSync(wf.source);
+      await recordWorkflows(config);
+      print(json ? JSON.stringify({ slug: target, removed: true }) : `Removed workflow "${target}".`);
+      return 0;
+    }
+    case "list": {
+      const registry = new WorkflowRegistry(MODULES, config.workflowsDir);
+      const all = registry.all();
+      if (json) {
+        print(
+          JSON.stringify(
+            all.map((wf) => ({ slug: wf.slug, builtIn: wf.builtIn, source: wf.source, errors: wf.errors })),
+          ),
+        );
+      } else {
+        for (const wf of all) {
+          const state = wf.errors.length ? `${wf.errors.length} error(s)` : "ok";
+          print(
+            `${wf.slug.padEnd(36)} ${wf.builtIn ? "built-in" : "custom  "}  ${state}${wf.builtIn ? "" : `  ${wf.source}`}`,
+          );
+        }
+      }
+      return 0;
+    }
+    default:
+      throw new UsageError(sub ? `unknown workflow command "${sub}"` : "workflow needs a command");
+  }
+}
+
+/** Updates the database's record (createdAt/updatedAt) right away rather than at the server's next look. */
+async function recordWorkflows(config: Config): Promise<void> {
+  const { db, store } = openEmbeddedStores(config);
+  try {
+    await new WorkflowService(new WorkflowRegistry(MODULES, config.workflowsDir), store).sync(true);
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,46 @@
+import FFT from "fft.js";
+
+/** A periodic Hann window. */
+export function hann(size: number): Float64Array {
+  return Float64Array.from({ length: size }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / size));
+}
+
+/** Magnitude spectra of Hann-windowed frames of a signal (zero outside it), fftSize/2+1 bins each. */
+export class FrameAnalyzer {
+  readonly fftSize: number;
+  private readonly fft: FFT;
+  private readonly window: Float64Array;
+  private readonly input: number[];
+  private readonly output: number[];
+
+  constructor(fftSize: number) {
+    this.fftSize = fftSize;
+    this.fft = new FFT(fftSize);
+    this.window = hann(fftSize);
+    this.input = new Array<number>(fftSize).fill(0);
+    this.output = this.fft.createComplexArray() as number[];
+  }
+
+  /** The spectrum of the frame centred on sample `center`. */
+  magnitudesAt(signal: Float32Array, center: number): Float32Array {
+    const start = Math.round(center) - this.fftSize / 2;
+    for (let i = 0; i < this.fftSize; i++) {
+      const index = start + i;
+      this.input[i] = index >= 0 && index < signal.length ? (signal[index] as number) * (this.window[i] as number) : 0;
+    }
+    this.fft.realTransform(this.output, this.input);
+    const bins = this.fftSize / 2 + 1;
+    const row = new Float32Array(bins);
+    for (let k = 0; k < bins; k++) row[k] = Math.hypot(this.output[2 * k] as number, this.output[2 * k + 1] as number);
+    return row;
+  }
+}
+
+/** The average of all channels. */
+export function mixToMono(channels: Float32Array[]): Float32Array {
+  const length = channels[0]?.length ?? 0;
+  const mono = new Float32Array(length);
+  for (const channel of channels)
+    for (let i = 0; i < length; i++) mono[i] = (mono[i] as number) + (channel[i] as number) / channels.length;
+  return mono;
+}

@@ -1,0 +1,65 @@
+/** The vocabulary of the workflow engine. It knows values and files, nothing about audio. */
+
+export const FILE_TYPES = ["audio", "json", "midi", "image"] as const;
+export const VALUE_TYPES = ["number", "string", "boolean", "object"] as const;
+export type FileType = (typeof FILE_TYPES)[number];
+export type ValueType = (typeof VALUE_TYPES)[number];
+export type PortType = FileType | ValueType;
+
+export const isFileType = (type: PortType): type is FileType => (FILE_TYPES as readonly string[]).includes(type);
+
+export interface Port {
+  type: PortType;
+  description: string;
+  /** Inputs only: the step may leave it unconnected. */
+  optional?: boolean;
+}
+
+/** What a module sees when it runs: resolved params, inputs (files as local paths) and a directory for outputs. */
+export interface ModuleContext {
+  params: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  /** The step's own directory; file outputs are written here. */
+  outputDir: string;
+  signal: AbortSignal;
+  /** Reads a URL (Mixdown's own or any http(s) one) into a local file; only on the main thread. */
+  fetchInput(url: string): Promise<string>;
+}
+
+export interface Module {
+  name: string;
+  description: string;
+  /** JSON Schema (an object schema) of the step's params. */
+  params: Record<string, unknown>;
+  inputs: Record<string, Port>;
+  outputs: Record<string, Port>;
+  /** CPU-heavy JavaScript: run in a worker thread, off the API's event loop. */
+  heavy?: boolean;
+  /** Returns a value per output; file outputs are paths of files written in ctx.outputDir. */
+  run(ctx: ModuleContext): Promise<Record<string, unknown>>;
+}
+
+/** A reference: "$params.NAME" or "$steps.STEP.OUTPUT". */
+export type Reference = { kind: "param"; name: string } | { kind: "step"; step: string; output: string };
+
+export interface StepDefinition {
+  id: string;
+  module: string;
+  params?: Record<string, unknown>;
+  inputs?: Record<string, unknown>;
+}
+
+export interface WorkflowDefinition {
+  slug: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  steps: StepDefinition[];
+  /** Result key → "$steps.STEP.OUTPUT". */
+  outputs: Record<string, string>;
+}
+
+export interface DefinitionError {
+  field: string;
+  message: string;
+}

@@ -1,0 +1,23 @@
+import type { Module } from "../engine/types.ts";
+import { convertModule } from "./convert/index.ts";
+import { fetchModule } from "./fetch/index.ts";
+import { loudnessModule } from "./loudness/index.ts";
+import { loudnessNormalizeModule } from "./loudness-normalize/index.ts";
+import { mixModule } from "./mix/index.ts";
+import { probeModule } from "./probe/index.ts";
+import { spectrogramModule } from "./spectrogram/index.ts";
+import { waveformModule } from "./waveform/index.ts";
+
+/** Every processing module, by name. */
+export const MODULES = new Map<string, Module>(
+  [
+    fetchModule,
+    probeModule,
+    convertModule,
+    loudnessModule,
+    loudnessNormalizeModule,
+    waveformModule,
+    spectrogramModule,
+    mixModule,
+  ].map((m) => [m.name, m]),
+);

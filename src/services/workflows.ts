@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { isFileType } from "../engine/types.ts";
+import { ApiError } from "../errors.ts";
+import type { MetadataStore } from "../store/metadata-store.ts";
+import type { LoadedWorkflow, WorkflowRegistry } from "../workflows/registry.ts";
+
+/** A stable UUID-shaped id for a workflow slug. */
+export function workflowId(slug: string): string {
+  const hex = createHash("sha256").update(`mixdown-workflow:${slug}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Workflows as clients see them: the registry's definitions with the store's real createdAt/updatedAt. */
+export class WorkflowService {
+  readonly registry: WorkflowRegistry;
+  private readonly store: MetadataStore;
+  private synced = false;
+
+  constructor(registry: WorkflowRegistry, store: MetadataStore) {
+    this.registry = registry;
+    this.store = store;
+  }
+
+  /** Records new, changed and removed workflows (so updatedAt moves when a definition does). */
+  async sync(force = false): Promise<void> {
+    if (!this.registry.rescan(force) && this.synced) return;
+    const records = this.registry.all().map((wf) => ({
+      id: workflowId(wf.slug),
+      slug: wf.slug,
+      name: typeof wf.definition.name === "string" ? wf.definition.name : wf.slug,
+      description: typeof wf.definition.description === "string" ? wf.definition.description : "",
+      definitionHash: wf.hash,
+    }));
+    await this.store.syncWorkflows(records, new Date().toISOString());
+    this.synced = true;
+  }
+
+  async list(page: number, size: number) {
+    await this.sync();
+    return this.store.listWorkflows(page, size);
+  }
+
+  /** One workflow with its input schema, outputs and whether it can run. */
+  async describe(slug: string) {
+    await this.sync();
+    const wf = this.registry.get(slug);
+    const record = wf && (await this.store.getWorkflow(slug));
+    if (!wf || !record) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${slug}" not found`);
+    const def = wf.definition;
+    const outputs = Object.fromEntries(
+      Object.entries(def.outputs ?? {}).map(([key, ref]) => {
+        const [, stepId, output] = String(ref).split(".");
+        const step = def.steps?.find((s) => s.id === stepId);
+        const port = step && this.registry.modules.get(step.module)?.outputs[output ?? ""];
+        return [
+          key,
+          port
+            ? {
+                type: port.type,
+                kind: isFileType(port.type) ? "file URL" : "inline value",
+                description: port.description,
+              }
+            : null,
+        ];
+      }),
+    );
+    return {
+      id: record.id,
+      name: record.name,
+      slug: record.slug,
+      description: record.description,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      builtIn: wf.builtIn,
+      runnable: wf.errors.length === 0,
+      errors: wf.errors,
+      inputSchema: def.inputSchema ?? {},
+      outputs,
+      steps: (def.steps ?? []).map((s) => ({ id: s.id, module: s.module })),
+    };
+  }
+
+  /** The workflow a new job names: 404 if unknown, 422 with the errors if it cannot run. */
+  async forJob(slug: string): Promise<LoadedWorkflow> {
+    await this.sync();
+    const wf = this.registry.get(slug);
+    if (!wf) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${slug}" not found`);
+    if (wf.errors.length > 0)
+      throw new ApiError("WORKFLOW_HAS_ERRORS", `The workflow "${slug}" contains errors`, wf.errors);
+    return wf;
+  }
+}
