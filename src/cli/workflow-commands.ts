@@ -12,8 +12,8 @@ import { UsageError } from "./app-commands.ts";
 const print = (text: string) => process.stdout.write(`${text}\n`);
 const formatErrors = (errors: DefinitionError[]) => errors.map((e) => `  ${e.field}: ${e.message}`).join("\n");
 
-/** File name of a custom workflow in the workflows dir ("acme/mix" → "acme__mix.json"). */
-const fileNameFor = (slug: string, extension: string) => `${slug.replaceAll("/", "__")}${extension}`;
+/** File name of a custom workflow in the workflows dir ("acme/mix" → "acme~mix.json"; "~" is not allowed in slugs). */
+const fileNameFor = (slug: string, extension: string) => `${slug.replaceAll("/", "~")}${extension}`;
 
 function validateFile(file: string): { slug: string | undefined; errors: DefinitionError[] } {
   if (!DEFINITION_EXTENSIONS.includes(path.extname(file))) {

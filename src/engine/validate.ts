@@ -45,15 +45,31 @@ function paramType(schema: Record<string, unknown> | undefined): PortType | unde
   return undefined;
 }
 
-const describe = (type: PortType) => (isFileType(type) ? `a ${type} file` : `a ${type}`);
+const article = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+const describe = (type: PortType) => article(isFileType(type) ? `${type} file` : type);
+
+/** "steps.1.params" → "steps[1].params" (ajv paths in the style of the other errors). */
+const fieldOf = (instancePath: string) =>
+  instancePath
+    .replace(/^\//, "")
+    .replaceAll("/", ".")
+    .replace(/^steps\.(\d+)/, "steps[$1]");
 
 /** Every error in a definition, each naming where it is; empty when the definition is sound. */
 export function validateDefinition(raw: unknown, modules: Map<string, Module>): DefinitionError[] {
   if (!definitionShape(raw)) {
-    return (definitionShape.errors ?? []).map((e) => ({
-      field: e.instancePath.replaceAll("/", ".").replace(/^\./, "") || "definition",
-      message: e.keyword === "required" ? `must have "${e.params.missingProperty}"` : (e.message ?? "is invalid"),
-    }));
+    return (definitionShape.errors ?? []).map((e) => {
+      const field = fieldOf(e.instancePath);
+      if (e.keyword === "additionalProperties") {
+        return {
+          field: [field, e.params.additionalProperty].filter(Boolean).join("."),
+          message: "is not a known field",
+        };
+      }
+      const message =
+        e.keyword === "required" ? `must have "${e.params.missingProperty}"` : (e.message ?? "is invalid");
+      return { field: field || "definition", message };
+    });
   }
   const def = raw as WorkflowDefinition;
   const errors: DefinitionError[] = [];
@@ -75,7 +91,7 @@ export function validateDefinition(raw: unknown, modules: Map<string, Module>): 
   const steps = new Map<string, Module | undefined>();
   def.steps.forEach((step, i) => {
     if (steps.has(step.id)) error(`steps[${i}].id`, `duplicate step id "${step.id}"`);
-    steps.set(step.id, modules.get(step.module));
+    else steps.set(step.id, modules.get(step.module));
   });
   const edges = new Map<string, string[]>();
 
@@ -89,16 +105,34 @@ export function validateDefinition(raw: unknown, modules: Map<string, Module>): 
     // Params: literals are checked against the module's schema; $params references must exist.
     const literalParams: Record<string, unknown> = {};
     const referenced = new Set<string>();
+    const paramSchemas = (module.params.properties ?? {}) as Record<string, Record<string, unknown>>;
     for (const [name, value] of Object.entries(step.params ?? {})) {
       const ref = parseReference(value);
-      if (ref === undefined) literalParams[name] = value;
-      else if (ref === "malformed") error(`${at}.params.${name}`, `malformed reference "${value}"`);
+      const field = `${at}.params.${name}`;
+      if (ref === undefined) {
+        literalParams[name] = value;
+        continue;
+      }
+      referenced.add(name); // reported here, not again as missing
+      if (ref === "malformed") error(field, `malformed reference "${value}"`);
       else if (ref.kind === "step")
-        error(`${at}.params.${name}`, "params may reference job params only; connect step outputs to inputs");
-      else {
-        referenced.add(name);
-        if (!jobParams[ref.name])
-          error(`${at}.params.${name}`, `references job param "${ref.name}", which the input schema does not define`);
+        error(field, "params may reference job params only; connect step outputs to inputs");
+      else if (!jobParams[ref.name]) {
+        error(field, `references job param "${ref.name}", which the input schema does not define`);
+      } else if (!paramSchemas[name]) {
+        error(
+          field,
+          `module "${module.name}" has no param "${name}"; its params: ${Object.keys(paramSchemas).join(", ")}`,
+        );
+      } else {
+        const expected = paramType(paramSchemas[name]);
+        const supplied = paramType(jobParams[ref.name]);
+        if (expected && supplied && expected !== supplied) {
+          error(
+            field,
+            `type mismatch: param expects ${article(expected)} but job param "${ref.name}" is ${article(supplied)}`,
+          );
+        }
       }
     }
     const paramsSchema = {
@@ -109,8 +143,17 @@ export function validateDefinition(raw: unknown, modules: Map<string, Module>): 
     if (!validateParams(literalParams)) {
       for (const e of validateParams.errors ?? []) {
         const field = `${at}.params${e.instancePath.replaceAll("/", ".")}`;
-        const missing = e.keyword === "required" ? ` "${e.params.missingProperty}"` : "";
-        error(field, `invalid params for module "${module.name}": ${e.message}${missing}`);
+        if (e.keyword === "additionalProperties") {
+          const name = String(e.params.additionalProperty);
+          error(
+            `${field}.${name}`,
+            `module "${module.name}" has no param "${name}"; its params: ${Object.keys(paramSchemas).join(", ")}`,
+          );
+        } else if (e.keyword === "required") {
+          error(field, `invalid params for module "${module.name}": must have "${e.params.missingProperty}"`);
+        } else {
+          error(field, `invalid params for module "${module.name}": ${e.message}`);
+        }
       }
     }
     // Inputs: known ports, required ones connected, references resolvable and of the right type.

@@ -4,6 +4,7 @@ import { fetchModule } from "./fetch/index.ts";
 import { loudnessModule } from "./loudness/index.ts";
 import { loudnessNormalizeModule } from "./loudness-normalize/index.ts";
 import { mixModule } from "./mix/index.ts";
+import { musicAnalysisModule } from "./music-analysis/index.ts";
 import { probeModule } from "./probe/index.ts";
 import { spectrogramModule } from "./spectrogram/index.ts";
 import { waveformModule } from "./waveform/index.ts";
@@ -19,5 +20,6 @@ export const MODULES = new Map<string, Module>(
     waveformModule,
     spectrogramModule,
     mixModule,
+    musicAnalysisModule,
   ].map((m) => [m.name, m]),
 );

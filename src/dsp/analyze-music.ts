@@ -1,0 +1,111 @@
+import { trackBeats } from "./beats.ts";
+import { type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
+import { averageFrames, chromagram } from "./chroma.ts";
+import { findDownbeats } from "./downbeats.ts";
+import { estimateKey, type KeyEstimate } from "./key.ts";
+import { onsetEnvelope } from "./onsets.ts";
+import { estimateTempo } from "./tempo.ts";
+
+export interface Beat {
+  time: number;
+  beatNum: number;
+}
+
+export interface ChordSpan {
+  start: number;
+  end: number;
+  chord: string;
+}
+
+export interface MusicAnalysis {
+  bpm: number;
+  meter: 3 | 4;
+  beats: Beat[];
+  chords: ChordSpan[];
+  key: KeyEstimate;
+}
+
+/** The analysis sample rate: enough for every cue used, and a quarter of the work of 44.1 kHz stereo. */
+export const ANALYSIS_SAMPLE_RATE = 22050;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
+
+function cosine(a: Float32Array | null, b: Float32Array | null): number {
+  if (!a || !b) return 0;
+  let dot = 0;
+  for (let c = 0; c < 12; c++) dot += (a[c] as number) * (b[c] as number);
+  return dot;
+}
+
+/** Tempo, beats with their place in the bar, chords and key of a mono signal. */
+export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAnalysis {
+  const duration = signal.length / sampleRate;
+  const onsets = onsetEnvelope(signal, sampleRate);
+  const tempo = estimateTempo(onsets.strength, onsets.frameRate);
+  const beatTimes = trackBeats(onsets.strength, onsets.frameRate, tempo);
+  const intervals = beatTimes.slice(1).map((t, i) => t - (beatTimes[i] as number));
+  const bpm = intervals.length >= 2 ? 60 / median(intervals) : tempo;
+
+  // Segments: before the first beat, then one per beat to the end of the signal.
+  const boundaries = [...(beatTimes[0] !== undefined && beatTimes[0] > 0.05 ? [0] : []), ...beatTimes, duration];
+  const leading = boundaries.length - 1 - beatTimes.length;
+  const chroma = chromagram(signal, sampleRate);
+  let loudest = 0;
+  const raw = boundaries.slice(0, -1).map((start, i) => {
+    const end = boundaries[i + 1] as number;
+    const treble = averageFrames(chroma.treble, chroma.hopSeconds, start, end);
+    const bass = averageFrames(chroma.bass, chroma.hopSeconds, start, end);
+    loudest = Math.max(
+      loudest,
+      treble.reduce((a, b) => a + b, 0),
+    );
+    return { start, end, treble, bass };
+  });
+  const floor = loudest * 1e-4;
+  const segments = raw.map((s) => ({
+    ...s,
+    trebleN: normalizeChroma(s.treble, floor),
+    bassN: normalizeChroma(s.bass, floor * 0.01),
+  }));
+
+  const beatSegments = segments.slice(leading);
+  const low = beatTimes.map((t) => {
+    const frame = Math.round(t * onsets.frameRate);
+    return Math.max(
+      onsets.low[frame - 1] ?? 0,
+      onsets.low[frame] ?? 0,
+      onsets.low[frame + 1] ?? 0,
+      onsets.low[frame + 2] ?? 0,
+    );
+  });
+  const change = beatSegments.map((s, i) =>
+    i === 0 ? 0 : 1 - cosine(beatSegments[i - 1]?.trebleN ?? null, s.trebleN),
+  );
+  const { meter, firstDownbeat } = findDownbeats({ low, change });
+  const beatNumOf = (i: number) => ((((i - firstDownbeat) % meter) + meter) % meter) + 1;
+  const beats = beatTimes.map((time, i) => ({ time: round3(time), beatNum: beatNumOf(i) }));
+
+  const chordInputs: ChordSegmentInput[] = segments.map((s, i) => ({
+    treble: s.trebleN,
+    bass: s.bassN,
+    barStart: i < leading || beatNumOf(i - leading) === 1,
+  }));
+  const labels = recognizeChords(chordInputs).map(chordName);
+  const chords: ChordSpan[] = [];
+  labels.forEach((chord, i) => {
+    const segment = segments[i] as (typeof segments)[number];
+    const last = chords.at(-1);
+    if (last && last.chord === chord) last.end = round3(segment.end);
+    else chords.push({ start: round3(segment.start), end: round3(segment.end), chord });
+  });
+
+  const distribution = new Float64Array(12);
+  for (const s of segments) {
+    const weight = s.end - s.start;
+    for (let c = 0; c < 12; c++) {
+      distribution[c] = (distribution[c] as number) + weight * ((s.trebleN?.[c] ?? 0) + 0.5 * (s.bassN?.[c] ?? 0));
+    }
+  }
+  return { bpm: Math.round(bpm * 100) / 100, meter, beats, chords, key: estimateKey(distribution) };
+}

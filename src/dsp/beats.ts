@@ -1,0 +1,47 @@
+/**
+ * Beat tracking by dynamic programming (Ellis 2007, "Beat tracking by dynamic programming", JNMR 36(1)):
+ * the beat sequence maximising the onset strength at the beats minus a penalty on inter-beat intervals
+ * that stray (in log ratio) from the tempo's period.
+ */
+export function trackBeats(envelope: Float32Array, frameRate: number, bpm: number, tightness = 100): number[] {
+  const period = (60 * frameRate) / bpm;
+  const n = envelope.length;
+  if (n === 0) return [];
+  // Onset strength smoothed by a Gaussian about a 32nd of the period wide (Ellis's "local score").
+  const sigma = Math.max(1, period / 32);
+  const radius = Math.ceil(3 * sigma);
+  const local = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    for (let d = -radius; d <= radius; d++) sum += (envelope[i + d] ?? 0) * Math.exp(-0.5 * (d / sigma) ** 2);
+    local[i] = sum;
+  }
+  const std = Math.sqrt(local.reduce((a, v) => a + v * v, 0) / n) || 1;
+  for (let i = 0; i < n; i++) local[i] = (local[i] as number) / std;
+
+  const score = new Float64Array(n);
+  const backlink = new Int32Array(n).fill(-1);
+  const from = Math.round(period / 2);
+  const to = Math.round(2 * period);
+  for (let t = 0; t < n; t++) {
+    let best = 0;
+    let link = -1;
+    for (let prev = t - to; prev <= t - from; prev++) {
+      if (prev < 0) continue;
+      const candidate = (score[prev] as number) - tightness * Math.log((t - prev) / period) ** 2;
+      if (link === -1 || candidate > best) {
+        best = candidate;
+        link = prev;
+      }
+    }
+    score[t] = (local[t] as number) + (link === -1 ? 0 : Math.max(0, best));
+    backlink[t] = link !== -1 && best > 0 ? link : -1;
+  }
+  // End on the best-scoring frame within the last period, then follow the links back.
+  let end = n - 1;
+  for (let t = Math.max(0, n - Math.round(period)); t < n; t++)
+    if ((score[t] as number) > (score[end] as number)) end = t;
+  const beats: number[] = [];
+  for (let t = end; t >= 0; t = backlink[t] as number) beats.push(t);
+  return beats.reverse().map((frame) => frame / frameRate);
+}

@@ -1,0 +1,103 @@
+import { pitchName } from "./pitch.ts";
+
+/** The chord vocabulary: major and minor triads on the 12 roots, and "N" (no chord). */
+export interface ChordLabel {
+  root: number;
+  quality: "maj" | "min";
+}
+
+export const CHORDS: ChordLabel[] = [
+  ...Array.from({ length: 12 }, (_, root) => ({ root, quality: "maj" as const })),
+  ...Array.from({ length: 12 }, (_, root) => ({ root, quality: "min" as const })),
+];
+
+export const chordName = (chord: ChordLabel | null): string =>
+  chord === null ? "N" : `${pitchName(chord.root)}${chord.quality === "min" ? "m" : ""}`;
+
+const INTERVALS = { maj: [0, 4, 7], min: [0, 3, 7] };
+
+function template(chord: ChordLabel): Float32Array {
+  const t = new Float32Array(12);
+  for (const interval of INTERVALS[chord.quality]) t[(chord.root + interval) % 12] = 1;
+  return t;
+}
+const TEMPLATES = CHORDS.map(template);
+
+/** Log-compressed and unit-normalised chroma (Müller's CLP features), or null for (near) silence. */
+export function normalizeChroma(chroma: Float32Array, floor: number): Float32Array | null {
+  let total = 0;
+  for (const v of chroma) total += v;
+  if (total <= floor) return null;
+  const out = Float32Array.from(chroma, (v) => Math.log1p((1000 * v) / total));
+  const norm = Math.hypot(...out);
+  return norm > 0 ? out.map((v) => v / norm) : null;
+}
+
+export interface ChordSegmentInput {
+  /** Normalised treble chroma of the segment, null if silent. */
+  treble: Float32Array | null;
+  /** Normalised bass chroma of the segment, null if silent. */
+  bass: Float32Array | null;
+  /** The segment starts a bar: chord changes are likely here. */
+  barStart: boolean;
+}
+
+const BASS_WEIGHT = 0.5;
+const SHARPNESS = 12;
+const N_SCORE = 0.2;
+
+function emission(segment: ChordSegmentInput, state: number): number {
+  if (state === CHORDS.length) return segment.treble ? N_SCORE : 1;
+  if (!segment.treble) return 0;
+  const t = TEMPLATES[state] as Float32Array;
+  let dot = 0;
+  for (let c = 0; c < 12; c++) dot += (segment.treble[c] as number) * (t[c] as number);
+  const cosine = dot / Math.sqrt(3);
+  const root = (CHORDS[state] as ChordLabel).root;
+  const bassBonus = segment.bass ? (segment.bass[root] as number) - Math.max(...segment.bass) : 0;
+  return cosine + BASS_WEIGHT * bassBonus;
+}
+
+/**
+ * One chord per segment by template matching and Viterbi smoothing over an HMM whose states are the
+ * vocabulary (Sheh & Ellis 2003, "Chord segmentation and recognition using EM-trained hidden Markov models";
+ * templates as in Fujishima 1999). Changes are cheap at bar starts and dear elsewhere, since harmony
+ * mostly moves with the bar.
+ */
+export function recognizeChords(segments: ChordSegmentInput[]): (ChordLabel | null)[] {
+  const states = CHORDS.length + 1;
+  const n = segments.length;
+  if (n === 0) return [];
+  const logStay = { bar: Math.log(0.6), other: Math.log(0.97) };
+  const logMove = { bar: Math.log(0.4 / (states - 1)), other: Math.log(0.03 / (states - 1)) };
+  let score = Float64Array.from(
+    { length: states },
+    (_, s) => SHARPNESS * emission(segments[0] as ChordSegmentInput, s),
+  );
+  const back: Int32Array[] = [];
+  for (let i = 1; i < n; i++) {
+    const segment = segments[i] as ChordSegmentInput;
+    const kind = segment.barStart ? "bar" : "other";
+    let bestPrevious = 0;
+    for (let s = 1; s < states; s++) if ((score[s] as number) > (score[bestPrevious] as number)) bestPrevious = s;
+    const next = new Float64Array(states);
+    const links = new Int32Array(states);
+    for (let s = 0; s < states; s++) {
+      const stay = (score[s] as number) + logStay[kind];
+      const move = (score[bestPrevious] as number) + logMove[kind];
+      const [value, link] = stay >= move || bestPrevious === s ? [stay, s] : [move, bestPrevious];
+      next[s] = value + SHARPNESS * emission(segment, s);
+      links[s] = link;
+    }
+    back.push(links);
+    score = next;
+  }
+  let state = 0;
+  for (let s = 1; s < states; s++) if ((score[s] as number) > (score[state] as number)) state = s;
+  const path = [state];
+  for (let i = n - 2; i >= 0; i--) {
+    state = (back[i] as Int32Array)[state] as number;
+    path.push(state);
+  }
+  return path.reverse().map((s) => (s === CHORDS.length ? null : (CHORDS[s] as ChordLabel)));
+}

@@ -1,0 +1,106 @@
+import { FrameAnalyzer } from "./stft.ts";
+
+export interface Chromagram {
+  /** 12-bin pitch-class energy per frame (C = 0), treble range. */
+  treble: Float32Array[];
+  /** The same for the bass range. */
+  bass: Float32Array[];
+  /** Seconds between frames (frame i is centred at i × hop). */
+  hopSeconds: number;
+  /** Estimated deviation of the tuning from A = 440 Hz, in cents. */
+  tuningCents: number;
+}
+
+const FFT_SIZE = 8192;
+const HOP = 2048;
+const BASS = [40, 160];
+const TREBLE = [100, 2100];
+
+/** Deviation (cents, −50..50) of spectral peaks from the equal-tempered grid on A440, as a circular mean. */
+function estimateTuning(spectra: Float32Array[], binHz: number): number {
+  let x = 0;
+  let y = 0;
+  for (const spectrum of spectra) {
+    for (
+      let k = Math.ceil((TREBLE[0] as number) / binHz);
+      k < Math.min(spectrum.length - 1, (TREBLE[1] as number) / binHz);
+      k++
+    ) {
+      const m = spectrum[k] as number;
+      const left = spectrum[k - 1] as number;
+      const right = spectrum[k + 1] as number;
+      if (m <= left || m <= right) continue;
+      // Parabolic interpolation of the peak's frequency.
+      const offset = (0.5 * (left - right)) / (left - 2 * m + right);
+      const frequency = (k + offset) * binHz;
+      const semitones = 12 * Math.log2(frequency / 440);
+      const angle = 2 * Math.PI * (semitones - Math.round(semitones));
+      x += m * Math.cos(angle);
+      y += m * Math.sin(angle);
+    }
+  }
+  return (Math.atan2(y, x) / (2 * Math.PI)) * 100;
+}
+
+/**
+ * Chroma from an STFT (Fujishima 1999; Müller, "Fundamentals of Music Processing", ch. 3): each bin's
+ * energy goes to the pitch class of its frequency, on a grid shifted by the estimated tuning; treble and
+ * bass ranges are kept apart (bass for chord roots).
+ */
+export function chromagram(signal: Float32Array, sampleRate: number): Chromagram {
+  const analyzer = new FrameAnalyzer(FFT_SIZE);
+  const frames = Math.max(1, Math.ceil(signal.length / HOP));
+  const spectra: Float32Array[] = [];
+  for (let f = 0; f < frames; f++) spectra.push(analyzer.magnitudesAt(signal, f * HOP));
+  const binHz = sampleRate / FFT_SIZE;
+  const tuningCents = estimateTuning(
+    spectra.filter((_, i) => i % 4 === 0),
+    binHz,
+  );
+  const reference = 440 * 2 ** (tuningCents / 1200);
+  const lastBin = Math.min(FFT_SIZE / 2, Math.ceil((TREBLE[1] as number) / binHz));
+  const pitchClassOf = new Int8Array(lastBin + 1).fill(-1);
+  const isBass = new Uint8Array(lastBin + 1);
+  const isTreble = new Uint8Array(lastBin + 1);
+  for (let k = 1; k <= lastBin; k++) {
+    const frequency = k * binHz;
+    const midi = 69 + 12 * Math.log2(frequency / reference);
+    pitchClassOf[k] = ((Math.round(midi) % 12) + 12) % 12;
+    isBass[k] = frequency >= (BASS[0] as number) && frequency < (BASS[1] as number) ? 1 : 0;
+    isTreble[k] = frequency >= (TREBLE[0] as number) && frequency < (TREBLE[1] as number) ? 1 : 0;
+  }
+  const treble: Float32Array[] = [];
+  const bass: Float32Array[] = [];
+  for (const spectrum of spectra) {
+    const t = new Float32Array(12);
+    const b = new Float32Array(12);
+    for (let k = 1; k <= lastBin; k++) {
+      const pc = pitchClassOf[k] as number;
+      const energy = (spectrum[k] as number) ** 2;
+      if (isTreble[k]) t[pc] = (t[pc] as number) + energy;
+      if (isBass[k]) b[pc] = (b[pc] as number) + energy;
+    }
+    treble.push(t);
+    bass.push(b);
+  }
+  return { treble, bass, hopSeconds: HOP / sampleRate, tuningCents };
+}
+
+/** Mean of the frames whose centres fall in [start, end) seconds (the nearest frame if none). */
+export function averageFrames(frames: Float32Array[], hopSeconds: number, start: number, end: number): Float32Array {
+  const sum = new Float32Array(12);
+  let first = Math.ceil(start / hopSeconds);
+  let last = Math.ceil(end / hopSeconds) - 1;
+  if (last < first) {
+    first = Math.min(frames.length - 1, Math.round((start + end) / 2 / hopSeconds));
+    last = first;
+  }
+  let count = 0;
+  for (let i = Math.max(0, first); i <= Math.min(frames.length - 1, last); i++) {
+    const frame = frames[i] as Float32Array;
+    for (let c = 0; c < 12; c++) sum[c] = (sum[c] as number) + (frame[c] as number);
+    count++;
+  }
+  if (count > 0) for (let c = 0; c < 12; c++) sum[c] = (sum[c] as number) / count;
+  return sum;
+}

@@ -1,0 +1,61 @@
+import { FrameAnalyzer } from "./stft.ts";
+
+export interface OnsetEnvelope {
+  /** Onset strength per frame (all frequencies). */
+  strength: Float32Array;
+  /** Onset strength of the low band (< 200 Hz): kicks and bass. */
+  low: Float32Array;
+  /** Frames per second. */
+  frameRate: number;
+}
+
+/** Subtracts a moving average (about `seconds` long) and keeps the positive part. */
+function highPass(signal: Float32Array, width: number): Float32Array {
+  const out = new Float32Array(signal.length);
+  const prefix = new Float64Array(signal.length + 1);
+  for (let i = 0; i < signal.length; i++) prefix[i + 1] = (prefix[i] as number) + (signal[i] as number);
+  const half = Math.max(1, Math.floor(width / 2));
+  for (let i = 0; i < signal.length; i++) {
+    const lo = Math.max(0, i - half);
+    const hi = Math.min(signal.length, i + half + 1);
+    const mean = ((prefix[hi] as number) - (prefix[lo] as number)) / (hi - lo);
+    out[i] = Math.max(0, (signal[i] as number) - mean);
+  }
+  return out;
+}
+
+/**
+ * Spectral flux of log-compressed magnitudes (Böck, Krebs & Schedl 2012, "Evaluating the online capabilities
+ * of onset detection methods"): the summed positive change of log(1 + γ|X|) between frames, then a local mean
+ * removed. A second envelope keeps only bins below 200 Hz.
+ */
+export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize = 2048, hop = 256): OnsetEnvelope {
+  const analyzer = new FrameAnalyzer(fftSize);
+  const frames = Math.ceil(signal.length / hop);
+  const bins = fftSize / 2 + 1;
+  const lowBins = Math.ceil((200 * fftSize) / sampleRate);
+  const flux = new Float32Array(frames);
+  const lowFlux = new Float32Array(frames);
+  let previous = new Float32Array(bins);
+  for (let f = 0; f < frames; f++) {
+    const magnitudes = analyzer.magnitudesAt(signal, f * hop);
+    const current = new Float32Array(bins);
+    let sum = 0;
+    let low = 0;
+    for (let k = 1; k < bins; k++) {
+      const value = Math.log1p(100 * (magnitudes[k] as number));
+      current[k] = value;
+      const rise = value - (previous[k] as number);
+      if (rise > 0) {
+        sum += rise;
+        if (k < lowBins) low += rise;
+      }
+    }
+    flux[f] = f === 0 ? 0 : sum;
+    lowFlux[f] = f === 0 ? 0 : low;
+    previous = current;
+  }
+  const frameRate = sampleRate / hop;
+  const width = Math.round(frameRate * 0.5);
+  return { strength: highPass(flux, width), low: highPass(lowFlux, width), frameRate };
+}

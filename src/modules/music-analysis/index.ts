@@ -1,0 +1,34 @@
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../../dsp/analyze-music.ts";
+import type { Module } from "../../engine/types.ts";
+import { decodeAudio } from "../../media/pcm.ts";
+
+export const musicAnalysisModule: Module = {
+  name: "music-analysis",
+  description:
+    "Tempo, beats with their position in the bar (3/4 or 4/4), chords (major/minor triads on 12 roots, or N) and key of a piece of music.",
+  params: { type: "object", additionalProperties: false, properties: {} },
+  inputs: { audio: { type: "audio", description: "Music to analyse" } },
+  outputs: {
+    bpm: { type: "number", description: "Global tempo, beats per minute" },
+    beatMap: { type: "json", description: '[{"time": seconds, "beatNum": 1..N}], beatNum 1 = downbeat' },
+    chordMap: { type: "json", description: '[{"start": s, "end": s, "chord": "C" | "Am" | … | "N"}]' },
+    key: { type: "string", description: 'e.g. "C major", "A minor"' },
+    keyConfidence: { type: "number", description: "0..1" },
+  },
+  heavy: true,
+  async run(ctx) {
+    const pcm = await decodeAudio(
+      String(ctx.inputs.audio),
+      { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 },
+      ctx.signal,
+    );
+    const analysis = analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
+    const beatMap = path.join(ctx.outputDir, "beats.json");
+    const chordMap = path.join(ctx.outputDir, "chords.json");
+    await fsp.writeFile(beatMap, JSON.stringify(analysis.beats));
+    await fsp.writeFile(chordMap, JSON.stringify(analysis.chords));
+    return { bpm: analysis.bpm, beatMap, chordMap, key: analysis.key.name, keyConfidence: analysis.key.confidence };
+  },
+};
