@@ -2,7 +2,7 @@ import { trackBeats } from "./beats.ts";
 import { type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
 import { averageFrames, chromagram } from "./chroma.ts";
 import { findDownbeats } from "./downbeats.ts";
-import { estimateKey, type KeyEstimate } from "./key.ts";
+import { type ChordOccurrence, estimateKey, type KeyEstimate } from "./key.ts";
 import { onsetEnvelope } from "./onsets.ts";
 import { estimateTempo } from "./tempo.ts";
 
@@ -28,7 +28,19 @@ export interface MusicAnalysis {
 /** The analysis sample rate: enough for every cue used, and a quarter of the work of 44.1 kHz stereo. */
 export const ANALYSIS_SAMPLE_RATE = 22050;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+/** The least-squares slope of beat time against beat index: the mean beat period, finer than frame steps. */
+function meanInterval(times: number[]): number {
+  const n = times.length;
+  const meanIndex = (n - 1) / 2;
+  const meanTime = times.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  times.forEach((t, i) => {
+    num += (i - meanIndex) * (t - meanTime);
+    den += (i - meanIndex) ** 2;
+  });
+  return num / den;
+}
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 function cosine(a: Float32Array | null, b: Float32Array | null): number {
@@ -44,8 +56,7 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   const onsets = onsetEnvelope(signal, sampleRate);
   const tempo = estimateTempo(onsets.strength, onsets.frameRate);
   const beatTimes = trackBeats(onsets.strength, onsets.frameRate, tempo);
-  const intervals = beatTimes.slice(1).map((t, i) => t - (beatTimes[i] as number));
-  const bpm = intervals.length >= 2 ? 60 / median(intervals) : tempo;
+  const bpm = beatTimes.length >= 4 ? 60 / meanInterval(beatTimes) : tempo;
 
   // Segments: before the first beat, then one per beat to the end of the signal.
   const boundaries = [...(beatTimes[0] !== undefined && beatTimes[0] > 0.05 ? [0] : []), ...beatTimes, duration];
@@ -54,8 +65,10 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   let loudest = 0;
   const raw = boundaries.slice(0, -1).map((start, i) => {
     const end = boundaries[i + 1] as number;
-    const treble = averageFrames(chroma.treble, chroma.hopSeconds, start, end);
-    const bass = averageFrames(chroma.bass, chroma.hopSeconds, start, end);
+    // Frames centred near a boundary hear the neighbouring segment too (the window is 370 ms long).
+    const margin = Math.min(0.09, (end - start) / 4);
+    const treble = averageFrames(chroma.treble, chroma.hopSeconds, start + margin, end - margin);
+    const bass = averageFrames(chroma.bass, chroma.hopSeconds, start + margin, end - margin);
     loudest = Math.max(
       loudest,
       treble.reduce((a, b) => a + b, 0),
@@ -91,7 +104,13 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
     bass: s.bassN,
     barStart: i < leading || beatNumOf(i - leading) === 1,
   }));
-  const labels = recognizeChords(chordInputs).map(chordName);
+  const recognized = recognizeChords(chordInputs);
+  const labels = recognized.map(chordName);
+  const occurrences: ChordOccurrence[] = [];
+  recognized.forEach((chord, i) => {
+    const segment = segments[i] as (typeof segments)[number];
+    if (chord) occurrences.push({ root: chord.root, quality: chord.quality, seconds: segment.end - segment.start });
+  });
   const chords: ChordSpan[] = [];
   labels.forEach((chord, i) => {
     const segment = segments[i] as (typeof segments)[number];
@@ -107,5 +126,5 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
       distribution[c] = (distribution[c] as number) + weight * ((s.trebleN?.[c] ?? 0) + 0.5 * (s.bassN?.[c] ?? 0));
     }
   }
-  return { bpm: Math.round(bpm * 100) / 100, meter, beats, chords, key: estimateKey(distribution) };
+  return { bpm: Math.round(bpm * 100) / 100, meter, beats, chords, key: estimateKey(distribution, occurrences) };
 }

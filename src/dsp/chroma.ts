@@ -1,3 +1,4 @@
+import { decimateByTwo } from "./decimate.ts";
 import { FrameAnalyzer } from "./stft.ts";
 
 export interface Chromagram {
@@ -11,8 +12,9 @@ export interface Chromagram {
   tuningCents: number;
 }
 
-const FFT_SIZE = 8192;
-const HOP = 2048;
+/** At half the input rate (chroma needs nothing above 2.1 kHz): 2.7 Hz bins, a frame every ~93 ms at 22.05 kHz input. */
+const FFT_SIZE = 4096;
+const HOP = 1024;
 const BASS = [40, 160];
 const TREBLE = [100, 2100];
 
@@ -47,18 +49,21 @@ function estimateTuning(spectra: Float32Array[], binHz: number): number {
  * energy goes to the pitch class of its frequency, on a grid shifted by the estimated tuning; treble and
  * bass ranges are kept apart (bass for chord roots).
  */
-export function chromagram(signal: Float32Array, sampleRate: number): Chromagram {
+export function chromagram(input: Float32Array, inputRate: number): Chromagram {
+  const signal = decimateByTwo(input, inputRate);
+  const sampleRate = inputRate / 2;
   const analyzer = new FrameAnalyzer(FFT_SIZE);
   const frames = Math.max(1, Math.ceil(signal.length / HOP));
-  const spectra: Float32Array[] = [];
-  for (let f = 0; f < frames; f++) spectra.push(analyzer.magnitudesAt(signal, f * HOP));
   const binHz = sampleRate / FFT_SIZE;
+  const usedBins = Math.min(FFT_SIZE / 2, Math.ceil((TREBLE[1] as number) / binHz) + 1) + 1;
+  const spectra: Float32Array[] = [];
+  for (let f = 0; f < frames; f++) spectra.push(analyzer.magnitudesAt(signal, f * HOP, usedBins));
   const tuningCents = estimateTuning(
     spectra.filter((_, i) => i % 4 === 0),
     binHz,
   );
   const reference = 440 * 2 ** (tuningCents / 1200);
-  const lastBin = Math.min(FFT_SIZE / 2, Math.ceil((TREBLE[1] as number) / binHz));
+  const lastBin = usedBins - 2;
   const pitchClassOf = new Int8Array(lastBin + 1).fill(-1);
   const isBass = new Uint8Array(lastBin + 1);
   const isTreble = new Uint8Array(lastBin + 1);

@@ -35,20 +35,56 @@ export interface KeyEstimate {
   name: string;
   /** 0..1: how far the best key's correlation stands above the runner-up's. */
   confidence: number;
-  /** Correlation of the chroma with the best key's profile. */
-  correlation: number;
+  /** The best key's score (profile correlation plus harmonic fit). */
+  score: number;
+}
+
+/** A recognised chord and how long it sounds. */
+export interface ChordOccurrence {
+  root: number;
+  quality: "maj" | "min";
+  seconds: number;
 }
 
 /**
- * The key whose profile, rotated to its tonic, correlates best with a pitch-class distribution
- * (Krumhansl & Schmuckler's key-finding algorithm, with Temperley's profiles).
+ * How well chords fit a key, by harmonic function: tonic, dominant and subdominant chords count most,
+ * other diatonic chords less, chords foreign to the key against it (the chord-based side of key finding, cf.
+ * Papadopoulos & Peeters 2011, "Local key estimation from an audio signal relying on harmonic and metrical
+ * structures"). Minor keys count the major dominant (harmonic minor) as their own.
  */
-export function estimateKey(distribution: ArrayLike<number>): KeyEstimate {
+const FUNCTION_WEIGHTS: Record<"major" | "minor", Record<string, number>> = {
+  major: { "0maj": 1, "7maj": 0.8, "5maj": 0.8, "9min": 0.6, "2min": 0.6, "4min": 0.4 },
+  minor: { "0min": 1, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
+};
+const FOREIGN_WEIGHT = -0.3;
+/** Pieces mostly start on their tonic chord. */
+const OPENING_TONIC_BONUS = 0.3;
+
+function harmonicFit(chords: ChordOccurrence[], tonic: number, mode: "major" | "minor"): number {
+  const total = chords.reduce((a, c) => a + c.seconds, 0);
+  if (total === 0) return 0;
+  let fit = 0;
+  for (const chord of chords) {
+    const degree = (chord.root - tonic + 12) % 12;
+    fit += chord.seconds * (FUNCTION_WEIGHTS[mode][`${degree}${chord.quality}`] ?? FOREIGN_WEIGHT);
+  }
+  const first = chords[0];
+  const opensOnTonic = first && first.root === tonic && first.quality === (mode === "major" ? "maj" : "min");
+  return fit / total + (opensOnTonic ? OPENING_TONIC_BONUS : 0);
+}
+
+/**
+ * The key that best explains both the pitch-class distribution (Krumhansl & Schmuckler's profile
+ * correlation, with Temperley's profiles) and, when given, the chords heard (their harmonic functions).
+ */
+export function estimateKey(distribution: ArrayLike<number>, chords: ChordOccurrence[] = []): KeyEstimate {
   const scores: { tonic: number; mode: "major" | "minor"; r: number }[] = [];
   for (let tonic = 0; tonic < 12; tonic++) {
     const rotated = Array.from({ length: 12 }, (_, i) => distribution[(i + tonic) % 12] as number);
-    scores.push({ tonic, mode: "major", r: correlation(rotated, MAJOR) });
-    scores.push({ tonic, mode: "minor", r: correlation(rotated, MINOR) });
+    for (const mode of ["major", "minor"] as const) {
+      const profile = correlation(rotated, mode === "major" ? MAJOR : MINOR);
+      scores.push({ tonic, mode, r: profile + harmonicFit(chords, tonic, mode) });
+    }
   }
   scores.sort((a, b) => b.r - a.r);
   const [best, second] = scores as [(typeof scores)[0], (typeof scores)[0]];
@@ -58,6 +94,6 @@ export function estimateKey(distribution: ArrayLike<number>): KeyEstimate {
     mode: best.mode,
     name: `${pitchName(best.tonic)} ${best.mode}`,
     confidence: Math.round(confidence * 100) / 100,
-    correlation: best.r,
+    score: best.r,
   };
 }

@@ -29,17 +29,18 @@ function highPass(signal: Float32Array, width: number): Float32Array {
  * of onset detection methods"): the summed positive change of log(1 + γ|X|) between frames, then a local mean
  * removed. A second envelope keeps only bins below 200 Hz.
  */
-export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize = 2048, hop = 256): OnsetEnvelope {
+export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize = 1024, hop = 512): OnsetEnvelope {
   const analyzer = new FrameAnalyzer(fftSize);
   const frames = Math.ceil(signal.length / hop);
   const bins = fftSize / 2 + 1;
   const lowBins = Math.ceil((200 * fftSize) / sampleRate);
   const flux = new Float32Array(frames);
   const lowFlux = new Float32Array(frames);
+  const magnitudes = new Float32Array(bins);
   let previous = new Float32Array(bins);
+  let current = new Float32Array(bins);
   for (let f = 0; f < frames; f++) {
-    const magnitudes = analyzer.magnitudesAt(signal, f * hop);
-    const current = new Float32Array(bins);
+    analyzer.magnitudesAt(signal, f * hop, bins, magnitudes);
     let sum = 0;
     let low = 0;
     for (let k = 1; k < bins; k++) {
@@ -53,7 +54,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     }
     flux[f] = f === 0 ? 0 : sum;
     lowFlux[f] = f === 0 ? 0 : low;
-    previous = current;
+    [previous, current] = [current, previous];
   }
   const frameRate = sampleRate / hop;
   const width = Math.round(frameRate * 0.5);

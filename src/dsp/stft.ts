@@ -10,28 +10,34 @@ export class FrameAnalyzer {
   readonly fftSize: number;
   private readonly fft: FFT;
   private readonly window: Float64Array;
-  private readonly input: number[];
-  private readonly output: number[];
+  private readonly input: Float64Array;
+  private readonly output: Float64Array;
 
   constructor(fftSize: number) {
     this.fftSize = fftSize;
     this.fft = new FFT(fftSize);
     this.window = hann(fftSize);
-    this.input = new Array<number>(fftSize).fill(0);
-    this.output = this.fft.createComplexArray() as number[];
+    this.input = new Float64Array(fftSize);
+    this.output = new Float64Array(2 * fftSize);
   }
 
-  /** The spectrum of the frame centred on sample `center`. */
-  magnitudesAt(signal: Float32Array, center: number): Float32Array {
+  /** The spectrum (bins 0..bins-1, all by default) of the frame centred on sample `center`. */
+  magnitudesAt(signal: Float32Array, center: number, bins = this.fftSize / 2 + 1, into?: Float32Array): Float32Array {
     const start = Math.round(center) - this.fftSize / 2;
+    const input = this.input;
+    const window = this.window;
     for (let i = 0; i < this.fftSize; i++) {
       const index = start + i;
-      this.input[i] = index >= 0 && index < signal.length ? (signal[index] as number) * (this.window[i] as number) : 0;
+      input[i] = index >= 0 && index < signal.length ? (signal[index] as number) * (window[i] as number) : 0;
     }
     this.fft.realTransform(this.output, this.input);
-    const bins = this.fftSize / 2 + 1;
-    const row = new Float32Array(bins);
-    for (let k = 0; k < bins; k++) row[k] = Math.hypot(this.output[2 * k] as number, this.output[2 * k + 1] as number);
+    const out = this.output;
+    const row = into ?? new Float32Array(bins);
+    for (let k = 0; k < bins; k++) {
+      const re = out[2 * k] as number;
+      const im = out[2 * k + 1] as number;
+      row[k] = Math.sqrt(re * re + im * im);
+    }
     return row;
   }
 }
