@@ -6,6 +6,7 @@ export interface Config {
   host: string;
   dataDir: string;
   workflowsDir: string;
+  modelsDir: string;
   publicUrl: string;
   fetchTimeoutMs: number;
   allowPrivateUrls: boolean;
@@ -72,6 +73,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     workflowsDir: path.resolve(env.MIXDOWN_WORKFLOWS_DIR?.trim() || path.join(dataDir, "workflows")),
+    modelsDir: path.resolve(env.MIXDOWN_MODELS_DIR?.trim() || path.join(dataDir, "models")),
     publicUrl: url("MIXDOWN_PUBLIC_URL", env.MIXDOWN_PUBLIC_URL?.trim() || `http://localhost:${port}`),
     fetchTimeoutMs: integer(env, "MIXDOWN_FETCH_TIMEOUT_MS", 30_000, 100),
     allowPrivateUrls: boolean(env, "MIXDOWN_ALLOW_PRIVATE_URLS", false),
@@ -91,6 +93,8 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_HOST                address to bind (default 127.0.0.1)
   MIXDOWN_DATA_DIR            database and files (default ./data)
   MIXDOWN_WORKFLOWS_DIR       custom workflow definitions, .json/.yaml (default $MIXDOWN_DATA_DIR/workflows)
+  MIXDOWN_MODELS_DIR          operator-supplied model files: ONNX separation models, whisper ggml models
+                              (default $MIXDOWN_DATA_DIR/models)
   MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT)
   MIXDOWN_FETCH_TIMEOUT_MS    input download: max wait for a connection, a response or the next bytes (default 30000)
   MIXDOWN_ALLOW_PRIVATE_URLS  allow inputs on loopback/private/internal addresses (default false)

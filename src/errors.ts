@@ -13,6 +13,10 @@ export const API_ERRORS = {
   RANGE_NOT_SATISFIABLE: { status: 416, message: "The requested range is not satisfiable" },
   INVALID_WORKFLOW_PARAMS: { status: 422, message: "The params do not match the workflow's input schema" },
   WORKFLOW_HAS_ERRORS: { status: 422, message: "The workflow contains errors" },
+  WORKFLOW_UNAVAILABLE: {
+    status: 422,
+    message: "The workflow cannot run on this server (a program or model is missing)",
+  },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   SHUTTING_DOWN: { status: 503, message: "The server is shutting down" },
 } as const;

@@ -51,7 +51,7 @@ export async function createEmbeddedRuntime(config: Config) {
   const { db, store, queue } = openEmbeddedStores(config);
   const blobs = new LocalBlobStore(path.join(config.dataDir, "blobs"));
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
-  const registry = new WorkflowRegistry(MODULES, config.workflowsDir);
+  const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
   const workflows = new WorkflowService(registry, store);
   await workflows.sync(true);
   const uploads = new UploadService(store, blobs, signer, {

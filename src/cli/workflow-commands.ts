@@ -64,7 +64,7 @@ export async function workflowCommand(
     }
     case "remove": {
       if (!target) throw new UsageError("workflow remove needs a SLUG");
-      const registry = new WorkflowRegistry(MODULES, config.workflowsDir);
+      const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
       const wf = registry.get(target);
       if (!wf) throw new UsageError(`no workflow "${target}"`);
       if (wf.builtIn) throw new UsageError(`"${target}" is built in and cannot be removed`);
@@ -74,7 +74,7 @@ export async function workflowCommand(
       return 0;
     }
     case "list": {
-      const registry = new WorkflowRegistry(MODULES, config.workflowsDir);
+      const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
       const all = registry.all();
       if (json) {
         print(
@@ -101,7 +101,10 @@ export async function workflowCommand(
 async function recordWorkflows(config: Config): Promise<void> {
   const { db, store } = openEmbeddedStores(config);
   try {
-    await new WorkflowService(new WorkflowRegistry(MODULES, config.workflowsDir), store).sync(true);
+    await new WorkflowService(
+      new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir),
+      store,
+    ).sync(true);
   } finally {
     await db.destroy();
   }

@@ -14,6 +14,7 @@ export interface ExecutionEnvironment {
   params: Record<string, unknown>;
   signal: AbortSignal;
   scratchDir: string;
+  modelsDir: string;
   fetchInput(url: string): Promise<string>;
   storeFile(name: string, localPath: string, contentType: string): Promise<JobResult[string]>;
 }
@@ -67,9 +68,10 @@ export async function executeWorkflow(
     checkParams(module, step, params);
     const outputDir = path.join(env.scratchDir, "steps", step.id);
     await fsp.mkdir(outputDir, { recursive: true });
-    const context = { params, inputs, outputDir, signal: controller.signal, fetchInput: env.fetchInput };
+    const { modelsDir } = env;
+    const context = { params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput: env.fetchInput };
     const produced = module.heavy
-      ? await runInThread(module.name, { params, inputs, outputDir }, controller.signal)
+      ? await runInThread(module.name, { params, inputs, outputDir, modelsDir }, controller.signal)
       : await module.run(context);
     for (const name of Object.keys(module.outputs)) {
       if (!(name in produced)) throw new Error(`module ${module.name} did not produce its output "${name}"`);

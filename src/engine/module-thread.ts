@@ -8,11 +8,13 @@ const {
   params,
   inputs,
   outputDir,
+  modelsDir,
 } = workerData as {
   module: string;
   params: Record<string, unknown>;
   inputs: Record<string, unknown>;
   outputDir: string;
+  modelsDir: string;
 };
 const module = MODULES.get(name);
 const controller = new AbortController();
@@ -21,7 +23,7 @@ const fetchInput = () => Promise.reject(new Error("fetchInput is not available i
 if (!module) {
   parentPort?.postMessage({ ok: false, error: { message: `unknown module ${name}` } });
 } else {
-  module.run({ params, inputs, outputDir, signal: controller.signal, fetchInput }).then(
+  module.run({ params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput }).then(
     (outputs) => parentPort?.postMessage({ ok: true, outputs }),
     (error: unknown) => parentPort?.postMessage({ ok: false, error: serializeError(error) }),
   );

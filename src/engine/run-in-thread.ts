@@ -6,7 +6,7 @@ const ENTRY = new URL("./module-thread.ts", import.meta.url);
 /** Runs a heavy module in a worker thread of its own; aborting terminates the thread. */
 export function runInThread(
   module: string,
-  data: { params: Record<string, unknown>; inputs: Record<string, unknown>; outputDir: string },
+  data: { params: Record<string, unknown>; inputs: Record<string, unknown>; outputDir: string; modelsDir: string },
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {

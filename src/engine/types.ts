@@ -15,8 +15,13 @@ export interface Port {
   optional?: boolean;
 }
 
+/** Where operator-supplied resources live (model files). */
+export interface ModuleEnvironment {
+  modelsDir: string;
+}
+
 /** What a module sees when it runs: resolved params, inputs (files as local paths) and a directory for outputs. */
-export interface ModuleContext {
+export interface ModuleContext extends ModuleEnvironment {
   params: Record<string, unknown>;
   inputs: Record<string, unknown>;
   /** The step's own directory; file outputs are written here. */
@@ -35,6 +40,11 @@ export interface Module {
   outputs: Record<string, Port>;
   /** CPU-heavy JavaScript: run in a worker thread, off the API's event loop. */
   heavy?: boolean;
+  /**
+   * Why the module cannot run here with these (literal) params — a missing program or model — or
+   * undefined when it can. Jobs on workflows using it are refused with the reason, never left to fail.
+   */
+  availability?(params: Record<string, unknown>, env: ModuleEnvironment): string | undefined;
   /** Returns a value per output; file outputs are paths of files written in ctx.outputDir. */
   run(ctx: ModuleContext): Promise<Record<string, unknown>>;
 }

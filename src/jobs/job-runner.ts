@@ -57,6 +57,7 @@ export class JobRunner {
       params: job.params,
       signal,
       scratchDir,
+      modelsDir: this.workflows.environment.modelsDir,
       fetchInput: (url: string) => this.fetchInput(url, path.join(scratchDir, `input-${inputCount++}`), job, signal),
       storeFile: async (name: string, localPath: string, contentType: string) => {
         const key = resultPrefix + name;

@@ -47,6 +47,7 @@ export class WorkflowService {
     const record = wf && (await this.store.getWorkflow(slug));
     if (!wf || !record) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${slug}" not found`);
     const def = wf.definition;
+    const unavailable = wf.errors.length === 0 ? this.registry.unavailability(wf) : [];
     const outputs = Object.fromEntries(
       Object.entries(def.outputs ?? {}).map(([key, ref]) => {
         const [, stepId, output] = String(ref).split(".");
@@ -72,8 +73,9 @@ export class WorkflowService {
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
       builtIn: wf.builtIn,
-      runnable: wf.errors.length === 0,
+      runnable: wf.errors.length === 0 && unavailable.length === 0,
       errors: wf.errors,
+      unavailable,
       inputSchema: def.inputSchema ?? {},
       outputs,
       steps: (def.steps ?? []).map((s) => ({ id: s.id, module: s.module })),

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { DefinitionError, Module, WorkflowDefinition } from "../engine/types.ts";
+import { literal, parseReference } from "../engine/references.ts";
+import type { DefinitionError, Module, ModuleEnvironment, WorkflowDefinition } from "../engine/types.ts";
 import { validateDefinition } from "../engine/validate.ts";
 import { DEFINITION_EXTENSIONS, loadDefinitionFile } from "./load-definition.ts";
 
@@ -50,14 +51,16 @@ function loadDir(dir: string, modules: Map<string, Module>, builtIn: boolean): L
 /** Built-in workflows plus the operator's definition files, rescanned when the directory changes. */
 export class WorkflowRegistry {
   readonly modules: Map<string, Module>;
+  readonly environment: ModuleEnvironment;
   private readonly customDir: string | undefined;
   private readonly builtIns: LoadedWorkflow[];
   private custom: LoadedWorkflow[] = [];
   private fingerprint = "";
   private scannedAt = 0;
 
-  constructor(modules: Map<string, Module>, customDir?: string) {
+  constructor(modules: Map<string, Module>, environment: ModuleEnvironment, customDir?: string) {
     this.modules = modules;
+    this.environment = environment;
     this.customDir = customDir;
     this.builtIns = loadDir(BUILT_IN_DIR, modules, true);
     this.rescan();
@@ -87,5 +90,22 @@ export class WorkflowRegistry {
 
   get(slug: string): LoadedWorkflow | undefined {
     return this.all().find((wf) => wf.slug === slug);
+  }
+
+  /** Why a (valid) workflow cannot run on this machine: one entry per step whose module lacks something. */
+  unavailability(wf: LoadedWorkflow): DefinitionError[] {
+    const reasons: DefinitionError[] = [];
+    wf.definition.steps.forEach((step, i) => {
+      const module = this.modules.get(step.module);
+      if (!module?.availability) return;
+      const literals = Object.fromEntries(
+        Object.entries(step.params ?? {})
+          .filter(([, value]) => parseReference(value) === undefined)
+          .map(([name, value]) => [name, literal(value)]),
+      );
+      const reason = module.availability(literals, this.environment);
+      if (reason) reasons.push({ field: `steps[${i}]`, message: `module "${module.name}" cannot run here: ${reason}` });
+    });
+    return reasons;
   }
 }

@@ -69,6 +69,7 @@ function environment() {
     params: {},
     signal: new AbortController().signal,
     scratchDir,
+    modelsDir: scratchDir,
     fetchInput: async () => "",
     storeFile: async () => ({ value: null }),
   };
