@@ -16,10 +16,10 @@ import type { BlobStore } from "./store/blob-store.ts";
 import type { JobQueue } from "./store/job-queue.ts";
 import { LocalBlobStore } from "./store/local/local-blob-store.ts";
 import type { MetadataStore } from "./store/metadata-store.ts";
+import type { Database } from "./store/sql/schema.ts";
+import { SqlMetadataStore } from "./store/sql/sql-metadata-store.ts";
 import { openSqlite } from "./store/sqlite/database.ts";
-import type { Database } from "./store/sqlite/schema.ts";
 import { SqliteJobQueue } from "./store/sqlite/sqlite-job-queue.ts";
-import { SqliteMetadataStore } from "./store/sqlite/sqlite-metadata-store.ts";
 import { WorkflowRegistry } from "./workflows/registry.ts";
 
 /** Everything Mixdown is made of, wired for one deployment mode. */
@@ -43,7 +43,7 @@ export function openEmbeddedStores(config: Config): {
   queue: JobQueue;
 } {
   const db = openSqlite(config.dataDir);
-  return { db, store: new SqliteMetadataStore(db), queue: new SqliteJobQueue(db) };
+  return { db, store: new SqlMetadataStore(db), queue: new SqliteJobQueue(db) };
 }
 
 /** The embedded deployment: SQLite metadata and queue, files on local disk, workers in this process. */

@@ -2,9 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
-import type { Database } from "./schema.ts";
-
-const MIGRATIONS_DIR = path.join(import.meta.dirname, "migrations");
+import { migrationFiles } from "../sql/migrations.ts";
+import type { Database } from "../sql/schema.ts";
 
 /** Presents node:sqlite's DatabaseSync in the shape Kysely's SqliteDialect expects (better-sqlite3's). */
 function asKyselyDatabase(db: DatabaseSync): SqliteDatabase {
@@ -26,18 +25,13 @@ function asKyselyDatabase(db: DatabaseSync): SqliteDatabase {
 /** Applies the numbered .sql files not yet applied; BEGIN IMMEDIATE serialises concurrent starts. */
 function migrate(db: DatabaseSync): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
-  const files = fs
-    .readdirSync(MIGRATIONS_DIR)
-    .filter((f) => f.endsWith(".sql"))
-    .sort();
-  for (const file of files) {
+  for (const { name, sql } of migrationFiles()) {
     db.exec("BEGIN IMMEDIATE");
     try {
-      const done = db.prepare("SELECT 1 FROM schema_migrations WHERE name = ?").get(file);
-      if (!done) {
-        db.exec(fs.readFileSync(path.join(MIGRATIONS_DIR, file), "utf8"));
+      if (!db.prepare("SELECT 1 FROM schema_migrations WHERE name = ?").get(name)) {
+        db.exec(sql);
         db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)").run(
-          file,
+          name,
           new Date().toISOString(),
         );
       }

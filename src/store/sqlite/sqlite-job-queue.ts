@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { JobError, JobResult, NewJob } from "../../domain.ts";
 import type { ClaimedJob, JobQueue } from "../job-queue.ts";
-import type { Database } from "./schema.ts";
+import type { Database } from "../sql/schema.ts";
 
 /** The embedded queue: a job_queue row per unfinished job, leased by the worker running it. */
 export class SqliteJobQueue implements JobQueue {

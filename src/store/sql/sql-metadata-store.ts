@@ -65,7 +65,8 @@ const toUpload = (row: UploadRow): Upload => ({
   expiresAt: row.expires_at,
 });
 
-export class SqliteMetadataStore implements MetadataStore {
+/** The metadata store on Kysely: the same queries on SQLite (embedded) and Postgres (distributed). */
+export class SqlMetadataStore implements MetadataStore {
   private readonly db: Kysely<Database>;
 
   constructor(db: Kysely<Database>) {

@@ -39,7 +39,7 @@ CREATE TABLE job_queue (
   app_id TEXT NOT NULL,
   attempts INTEGER NOT NULL DEFAULT 0,
   lease_owner TEXT,
-  lease_expires_at INTEGER
+  lease_expires_at BIGINT
 );
 CREATE INDEX job_queue_by_app ON job_queue (app_id, lease_expires_at);
 
@@ -48,9 +48,9 @@ CREATE TABLE uploads (
   app_id TEXT NOT NULL,
   state TEXT NOT NULL,
   content_type TEXT,
-  size INTEGER,
+  size BIGINT,
   created_at TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
+  expires_at BIGINT NOT NULL
 );
 CREATE INDEX uploads_by_expiry ON uploads (expires_at);
 
