@@ -14,9 +14,24 @@ export interface Config {
   workers: number;
   urlTtlSeconds: number;
   jobLeaseMs: number;
+  /** Distributed mode: most jobs of one application running at once across all workers (0 = no limit). */
+  appConcurrency: number;
   shutdownGraceMs: number;
   logLevel: string;
   secret: string | undefined;
+  /** postgres://… switches metadata to Postgres and the queue to pg-boss (distributed mode). */
+  databaseUrl: string | undefined;
+  /** Set when blobs live in an S3-compatible store (distributed mode). */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +68,29 @@ function url(name: string, raw: string): string {
   return raw.replace(/\/+$/, "");
 }
 
+function s3Config(env: Env): S3Config | undefined {
+  const bucket = env.MIXDOWN_S3_BUCKET?.trim();
+  const endpoint = env.MIXDOWN_S3_ENDPOINT?.trim() || undefined;
+  if (!bucket) {
+    if (endpoint) throw new ConfigError("MIXDOWN_S3_ENDPOINT is set but MIXDOWN_S3_BUCKET is not");
+    return undefined;
+  }
+  if (endpoint) url("MIXDOWN_S3_ENDPOINT", endpoint);
+  const accessKeyId = env.MIXDOWN_S3_ACCESS_KEY_ID?.trim() || undefined;
+  const secretAccessKey = env.MIXDOWN_S3_SECRET_ACCESS_KEY?.trim() || undefined;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError("MIXDOWN_S3_ACCESS_KEY_ID and MIXDOWN_S3_SECRET_ACCESS_KEY go together");
+  }
+  return {
+    endpoint,
+    bucket,
+    region: env.MIXDOWN_S3_REGION?.trim() || "us-east-1",
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: boolean(env, "MIXDOWN_S3_FORCE_PATH_STYLE", endpoint !== undefined),
+  };
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Reads and validates the whole configuration; throws ConfigError with a message naming the variable. */
@@ -68,10 +106,16 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("MIXDOWN_SECRET must be at least 32 characters long");
   }
   const dataDir = path.resolve(env.MIXDOWN_DATA_DIR?.trim() || "./data");
+  const databaseUrl = env.MIXDOWN_DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`MIXDOWN_DATABASE_URL must be a postgres:// URL, got "${databaseUrl}"`);
+  }
   return {
     port,
     host,
     dataDir,
+    databaseUrl,
+    s3: s3Config(env),
     workflowsDir: path.resolve(env.MIXDOWN_WORKFLOWS_DIR?.trim() || path.join(dataDir, "workflows")),
     modelsDir: path.resolve(env.MIXDOWN_MODELS_DIR?.trim() || path.join(dataDir, "models")),
     publicUrl: url("MIXDOWN_PUBLIC_URL", env.MIXDOWN_PUBLIC_URL?.trim() || `http://localhost:${port}`),
@@ -81,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: integer(env, "MIXDOWN_WORKERS", Math.max(1, os.availableParallelism()), 0, 256),
     urlTtlSeconds: integer(env, "MIXDOWN_URL_TTL_SECONDS", 24 * 3600, 1),
     jobLeaseMs: integer(env, "MIXDOWN_JOB_LEASE_MS", 30_000, 500),
+    appConcurrency: integer(env, "MIXDOWN_APP_CONCURRENCY", 0, 0, 10_000),
     shutdownGraceMs: integer(env, "MIXDOWN_SHUTDOWN_GRACE_MS", 30_000, 0),
     logLevel,
     secret,
@@ -104,4 +149,15 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_JOB_LEASE_MS        a started job is re-queued if its worker is silent this long (default 30000)
   MIXDOWN_SHUTDOWN_GRACE_MS   on SIGTERM, how long running jobs may finish before re-queueing (default 30000)
   MIXDOWN_LOG_LEVEL           fatal|error|warn|info|debug|trace|silent (default info)
-  MIXDOWN_SECRET              key for signing URLs (default: generated once into the data dir)`;
+  MIXDOWN_SECRET              key for signing URLs (default: generated once into the data dir; set the
+                              same value on every node in distributed mode)
+
+Distributed mode (both optional, independent):
+  MIXDOWN_DATABASE_URL        postgres://… : metadata in Postgres, queue in pg-boss
+  MIXDOWN_APP_CONCURRENCY     most jobs of one application running at once on all workers (default 0: no
+                              limit; waiting jobs are interleaved across applications either way)
+  MIXDOWN_S3_BUCKET           files in this S3 bucket (presigned upload/download URLs)
+  MIXDOWN_S3_ENDPOINT         S3-compatible endpoint (default: AWS)
+  MIXDOWN_S3_REGION           (default us-east-1)
+  MIXDOWN_S3_ACCESS_KEY_ID, MIXDOWN_S3_SECRET_ACCESS_KEY   credentials (default: the AWS SDK's chain)
+  MIXDOWN_S3_FORCE_PATH_STYLE path-style addressing (default true when an endpoint is set)`;

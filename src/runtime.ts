@@ -1,10 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
-import type { Kysely } from "kysely";
 import type { Config } from "./config.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
-import { WorkerPool } from "./jobs/worker-pool.ts";
+import { WorkerPool, type WorkerPoolOptions } from "./jobs/worker-pool.ts";
 import { MODULES } from "./modules/index.ts";
 import { loadSecret } from "./secret.ts";
 import { ApplicationService } from "./services/applications.ts";
@@ -13,48 +12,54 @@ import { UrlSigner } from "./services/signed-urls.ts";
 import { UploadService } from "./services/uploads.ts";
 import { WorkflowService } from "./services/workflows.ts";
 import type { BlobStore } from "./store/blob-store.ts";
+import type { FileUrls } from "./store/file-urls.ts";
 import type { JobQueue } from "./store/job-queue.ts";
 import { LocalBlobStore } from "./store/local/local-blob-store.ts";
+import { SignedFileUrls } from "./store/local/signed-file-urls.ts";
 import type { MetadataStore } from "./store/metadata-store.ts";
-import type { Database } from "./store/sql/schema.ts";
 import { SqlMetadataStore } from "./store/sql/sql-metadata-store.ts";
 import { openSqlite } from "./store/sqlite/database.ts";
 import { SqliteJobQueue } from "./store/sqlite/sqlite-job-queue.ts";
 import { WorkflowRegistry } from "./workflows/registry.ts";
 
-/** Everything Mixdown is made of, wired for one deployment mode. */
-export interface Runtime {
-  config: Config;
+/** Metadata and queue, with what closes them. */
+export interface Stores {
   store: MetadataStore;
   queue: JobQueue;
-  blobs: BlobStore;
-  signer: UrlSigner;
-  workflows: WorkflowService;
-  applications: ApplicationService;
-  uploads: UploadService;
-  jobs: JobService;
   close(): Promise<void>;
 }
 
-/** Storage only (the CLI's app commands need no workers or HTTP). */
-export function openEmbeddedStores(config: Config): {
-  db: Kysely<Database>;
-  store: MetadataStore;
-  queue: JobQueue;
-} {
+/** Postgres + pg-boss when MIXDOWN_DATABASE_URL is set, else SQLite in the data dir. */
+export async function openStores(config: Config): Promise<Stores> {
+  if (config.databaseUrl) {
+    // Imported only in distributed mode: the embedded default never loads pg or pg-boss.
+    const { openPostgresStores } = await import("./store/postgres/open.ts");
+    return openPostgresStores(config.databaseUrl, {
+      leaseMs: config.jobLeaseMs,
+      appConcurrency: config.appConcurrency,
+    });
+  }
   const db = openSqlite(config.dataDir);
-  return { db, store: new SqlMetadataStore(db), queue: new SqliteJobQueue(db) };
+  return { store: new SqlMetadataStore(db), queue: new SqliteJobQueue(db), close: () => db.destroy() };
 }
 
-/** The embedded deployment: SQLite metadata and queue, files on local disk, workers in this process. */
-export async function createEmbeddedRuntime(config: Config) {
-  const { db, store, queue } = openEmbeddedStores(config);
-  const blobs = new LocalBlobStore(path.join(config.dataDir, "blobs"));
+async function openFiles(config: Config, signer: UrlSigner): Promise<{ blobs: BlobStore; fileUrls: FileUrls }> {
+  if (config.s3) {
+    const { openS3 } = await import("./store/s3/open.ts");
+    return openS3(config.s3);
+  }
+  return { blobs: new LocalBlobStore(path.join(config.dataDir, "blobs")), fileUrls: new SignedFileUrls(signer) };
+}
+
+/** Everything Mixdown is made of, wired for the configured backends. */
+export async function createRuntime(config: Config) {
+  const { store, queue, close: closeStores } = await openStores(config);
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
+  const { blobs, fileUrls } = await openFiles(config, signer);
   const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
   const workflows = new WorkflowService(registry, store);
   await workflows.sync(true);
-  const uploads = new UploadService(store, blobs, signer, {
+  const uploads = new UploadService(store, blobs, fileUrls, signer, {
     ttlSeconds: config.urlTtlSeconds,
     maxBytes: config.maxUploadBytes,
   });
@@ -64,24 +69,30 @@ export async function createEmbeddedRuntime(config: Config) {
   };
   const jobs = new JobService(store, queue, blobs, workflows, uploads, events);
   const runtime = {
-    mode: "embedded" as const,
     config,
     store,
     queue,
     blobs,
+    fileUrls,
     signer,
     workflows,
     applications: new ApplicationService(store),
     uploads,
     jobs,
+    /** Files go through Mixdown's own upload server (not straight to an object store). */
+    servesFiles: config.s3 === undefined,
     pool: undefined as WorkerPool | undefined,
     /** Starts this process's workers (none when MIXDOWN_WORKERS=0). */
-    startWorkers(log: FastifyBaseLogger, onJobEnded?: ConstructorParameters<typeof WorkerPool>[3]["onJobEnded"]) {
+    startWorkers(log: FastifyBaseLogger, onJobEnded?: WorkerPoolOptions["onJobEnded"]) {
       if (config.workers === 0) return;
       const scratchRoot = path.join(config.dataDir, "scratch");
-      // Scratch left by a process that died mid-job; its jobs run again from the start.
-      fs.rmSync(scratchRoot, { recursive: true, force: true });
-      const runner = new JobRunner(registry, blobs, signer, {
+      // Scratch left by processes that died mid-job (their jobs run again from the start); job
+      // directories begin with their process id, so live processes sharing the data dir keep theirs.
+      for (const dir of fs.existsSync(scratchRoot) ? fs.readdirSync(scratchRoot) : []) {
+        if (!isRunning(Number.parseInt(dir, 10)))
+          fs.rmSync(path.join(scratchRoot, dir), { recursive: true, force: true });
+      }
+      const runner = new JobRunner(registry, blobs, fileUrls, {
         scratchRoot,
         fetchTimeoutMs: config.fetchTimeoutMs,
         allowPrivateUrls: config.allowPrivateUrls,
@@ -99,10 +110,20 @@ export async function createEmbeddedRuntime(config: Config) {
     },
     async close() {
       await runtime.pool?.stop(config.shutdownGraceMs);
-      await db.destroy();
+      await closeStores();
     },
   };
-  return runtime satisfies Runtime;
+  return runtime;
 }
 
-export type EmbeddedRuntime = Awaited<ReturnType<typeof createEmbeddedRuntime>>;
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type Runtime = Awaited<ReturnType<typeof createRuntime>>;

@@ -1,20 +1,20 @@
 import type { Job, JobResult, WorkflowRecord } from "../domain.ts";
-import type { UrlSigner } from "../services/signed-urls.ts";
-import { FILES_PATH } from "../services/uploads.ts";
+import type { FileUrls } from "../store/file-urls.ts";
 
 /** Result files become signed download URLs, minted on each read; values stay inline. */
-function renderResult(result: JobResult | null, signer: UrlSigner, ttlSeconds: number) {
+async function renderResult(result: JobResult | null, fileUrls: FileUrls, ttlSeconds: number) {
   if (result === null) return null;
-  return Object.fromEntries(
-    Object.entries(result).map(([key, entry]) => [
+  const entries = await Promise.all(
+    Object.entries(result).map(async ([key, entry]) => [
       key,
-      "file" in entry ? signer.sign("GET", `${FILES_PATH}${entry.file}`, ttlSeconds) : entry.value,
+      "file" in entry ? await fileUrls.downloadUrl(entry.file, ttlSeconds) : entry.value,
     ]),
   );
+  return Object.fromEntries(entries);
 }
 
 /** The job as the API shows it (spec 2.2, string-slug form). */
-export function renderJob(job: Job, signer: UrlSigner, ttlSeconds: number) {
+export async function renderJob(job: Job, fileUrls: FileUrls, ttlSeconds: number) {
   return {
     id: job.id,
     app: job.appName,
@@ -24,7 +24,7 @@ export function renderJob(job: Job, signer: UrlSigner, ttlSeconds: number) {
     workflow: job.workflow,
     workflowParams: job.params,
     status: job.status,
-    result: renderResult(job.result, signer, ttlSeconds),
+    result: await renderResult(job.result, fileUrls, ttlSeconds),
     error: job.error,
     createdAt: job.createdAt,
     startedAt: job.startedAt,

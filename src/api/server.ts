@@ -105,7 +105,7 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
       { prefix },
     );
   }
-  await app.register(async (files) => fileRoutes(files, context));
+  if (runtime.servesFiles) await app.register(async (files) => fileRoutes(files, context));
   opsRoutes(app, { metrics });
   return app;
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { openEmbeddedStores } from "../runtime.ts";
+import { openStores } from "../runtime.ts";
 import { ApplicationService } from "../services/applications.ts";
 
 export class UsageError extends Error {}
@@ -10,7 +10,7 @@ export async function appCommand(
   sub: string | undefined,
   args: { name?: string; id?: string; json: boolean },
 ) {
-  const { db, store } = openEmbeddedStores(config);
+  const { store, close } = await openStores(config);
   const apps = new ApplicationService(store);
   const print = (text: string) => process.stdout.write(`${text}\n`);
   try {
@@ -56,6 +56,6 @@ export async function appCommand(
         throw new UsageError(sub ? `unknown app command "${sub}"` : "app needs a command");
     }
   } finally {
-    await db.destroy();
+    await close();
   }
 }

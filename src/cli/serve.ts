@@ -1,13 +1,13 @@
 import { createMetrics } from "../api/metrics.ts";
 import { buildServer } from "../api/server.ts";
 import type { Config } from "../config.ts";
-import { createEmbeddedRuntime } from "../runtime.ts";
+import { createRuntime } from "../runtime.ts";
 
 const GC_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Starts the API, the upload server and the workers in this process; stops gracefully on SIGTERM/SIGINT. */
 export async function serve(config: Config): Promise<void> {
-  const runtime = await createEmbeddedRuntime(config);
+  const runtime = await createRuntime(config);
   const metrics = createMetrics(runtime.store, runtime.queue);
   const app = await buildServer(runtime, metrics);
   runtime.startWorkers(app.log, metrics.observeJob);

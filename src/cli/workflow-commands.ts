@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Config } from "../config.ts";
 import type { DefinitionError } from "../engine/types.ts";
 import { MODULES } from "../modules/index.ts";
-import { openEmbeddedStores } from "../runtime.ts";
+import { openStores } from "../runtime.ts";
 import { WorkflowService } from "../services/workflows.ts";
 import { DEFINITION_EXTENSIONS, loadDefinitionFile } from "../workflows/load-definition.ts";
 import { checkDefinition, WorkflowRegistry } from "../workflows/registry.ts";
@@ -99,13 +99,13 @@ export async function workflowCommand(
 
 /** Updates the database's record (createdAt/updatedAt) right away rather than at the server's next look. */
 async function recordWorkflows(config: Config): Promise<void> {
-  const { db, store } = openEmbeddedStores(config);
+  const { store, close } = await openStores(config);
   try {
     await new WorkflowService(
       new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir),
       store,
     ).sync(true);
   } finally {
-    await db.destroy();
+    await close();
   }
 }

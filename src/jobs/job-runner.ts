@@ -4,8 +4,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { JobResult } from "../domain.ts";
 import { executeWorkflow } from "../engine/execute.ts";
-import type { UrlSigner } from "../services/signed-urls.ts";
 import type { BlobStore } from "../store/blob-store.ts";
+import type { FileUrls } from "../store/file-urls.ts";
 import type { ClaimedJob } from "../store/job-queue.ts";
 import type { WorkflowRegistry } from "../workflows/registry.ts";
 import { downloadUrl } from "./download-url.ts";
@@ -28,13 +28,13 @@ export interface JobRun {
 export class JobRunner {
   private readonly workflows: WorkflowRegistry;
   private readonly blobs: BlobStore;
-  private readonly signer: UrlSigner;
+  private readonly fileUrls: FileUrls;
   private readonly options: JobRunnerOptions;
 
-  constructor(workflows: WorkflowRegistry, blobs: BlobStore, signer: UrlSigner, options: JobRunnerOptions) {
+  constructor(workflows: WorkflowRegistry, blobs: BlobStore, fileUrls: FileUrls, options: JobRunnerOptions) {
     this.workflows = workflows;
     this.blobs = blobs;
-    this.signer = signer;
+    this.fileUrls = fileUrls;
     this.options = options;
   }
 
@@ -49,7 +49,7 @@ export class JobRunner {
     if (workflow.errors.length > 0) {
       throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} now contains errors and cannot run.`);
     }
-    const scratchDir = path.join(this.options.scratchRoot, `${job.id}-${randomUUID()}`);
+    const scratchDir = path.join(this.options.scratchRoot, `${process.pid}-${job.id}-${randomUUID()}`);
     const resultPrefix = `${this.resultPrefix(job.id)}${randomUUID()}/`;
     await fsp.mkdir(scratchDir, { recursive: true });
     let inputCount = 0;
@@ -76,24 +76,19 @@ export class JobRunner {
   }
 
   private async fetchInput(url: string, destination: string, job: ClaimedJob, signal: AbortSignal): Promise<string> {
-    const own = this.signer.ownPath(url);
-    if (own?.pathname.startsWith("/files/")) {
-      // Our own URL: checked as of the job's creation and read straight from storage.
-      const verdict = this.signer.verify("GET", own.pathname, own.query, Date.parse(job.createdAt));
-      if (verdict !== "valid") {
-        throw new JobFailure(
-          "BAD_INPUT",
-          `The input URL's signature is ${verdict === "expired" ? "expired" : "invalid"}.`,
-        );
-      }
-      const key = own.pathname.slice("/files/".length);
-      if (!(await this.blobs.stat(key))) {
+    // One of our own URLs: checked as of the job's creation and read straight from storage.
+    const own = await this.fileUrls.keyOf(url, Date.parse(job.createdAt));
+    if (own === "invalid" || own === "expired") {
+      throw new JobFailure("BAD_INPUT", `The input URL's signature is ${own}.`);
+    }
+    if (own) {
+      if (!(await this.blobs.stat(own.key))) {
         throw new JobFailure(
           "BAD_INPUT",
           "The input file is missing: it was never uploaded, its upload did not complete, or it was deleted.",
         );
       }
-      await this.blobs.copyToFile(key, destination);
+      await this.blobs.copyToFile(own.key, destination);
       return destination;
     }
     await downloadUrl(url, destination, {

@@ -1,4 +1,5 @@
 import type { Module } from "../engine/types.ts";
+import { audioToMidiModule } from "./audio-to-midi/index.ts";
 import { convertModule } from "./convert/index.ts";
 import { fetchModule } from "./fetch/index.ts";
 import { loudnessModule } from "./loudness/index.ts";
@@ -21,5 +22,6 @@ export const MODULES = new Map<string, Module>(
     spectrogramModule,
     mixModule,
     musicAnalysisModule,
+    audioToMidiModule,
   ].map((m) => [m.name, m]),
 );

@@ -79,7 +79,7 @@ export class JobService {
       workflow: workflow.slug,
       params: request.params,
       createdAt: new Date().toISOString(),
-      inputUploadIds: this.uploads.uploadIdsIn(request.params),
+      inputUploadIds: await this.uploads.uploadIdsIn(request.params),
     });
     this.events.queued(id);
     return id;

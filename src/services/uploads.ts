@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { ApiError } from "../errors.ts";
 import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../store/blob-store.ts";
+import { type FileUrls, uploadKey } from "../store/file-urls.ts";
+import { UPLOAD_PATH } from "../store/local/signed-file-urls.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
 import type { UrlSigner } from "./signed-urls.ts";
 
@@ -10,24 +12,25 @@ export interface UploadPair {
   downloadUrl: string;
 }
 
-const UPLOAD_PATH = "/uploads/";
-export const FILES_PATH = "/files/";
-
 /** Temporary uploads: one signed PUT URL per upload, used once, readable through a signed GET URL. */
 export class UploadService {
   private readonly store: MetadataStore;
   private readonly blobs: BlobStore;
+  private readonly fileUrls: FileUrls;
+  /** Only for the embedded upload server (PUT to Mixdown itself). */
   private readonly signer: UrlSigner;
   private readonly options: { ttlSeconds: number; maxBytes: number };
 
   constructor(
     store: MetadataStore,
     blobs: BlobStore,
+    fileUrls: FileUrls,
     signer: UrlSigner,
     options: { ttlSeconds: number; maxBytes: number },
   ) {
     this.store = store;
     this.blobs = blobs;
+    this.fileUrls = fileUrls;
     this.signer = signer;
     this.options = options;
   }
@@ -44,10 +47,7 @@ export class UploadService {
       createdAt: new Date(now).toISOString(),
       expiresAt: now + this.options.ttlSeconds * 1000,
     });
-    return {
-      uploadUrl: this.signer.sign("PUT", `${UPLOAD_PATH}${id}`, this.options.ttlSeconds, now),
-      downloadUrl: this.signer.sign("GET", `${FILES_PATH}uploads/${id}`, this.options.ttlSeconds, now),
-    };
+    return this.fileUrls.uploadPair(id, this.options.ttlSeconds);
   }
 
   /** Receives the body of a PUT to an upload URL; the body is streamed to storage, never held whole. */
@@ -66,7 +66,7 @@ export class UploadService {
     if (!(await this.store.beginUpload(id))) throw new ApiError("UPLOAD_ALREADY_USED");
     const contentType = headers.contentType || "application/octet-stream";
     try {
-      const info = await this.blobs.put(`uploads/${id}`, body, {
+      const info = await this.blobs.put(uploadKey(id), body, {
         contentType,
         maxBytes: this.options.maxBytes,
       });
@@ -85,25 +85,25 @@ export class UploadService {
   }
 
   /** The upload ids among a job's params that are our own download URLs (kept until the job ends). */
-  uploadIdsIn(params: Record<string, unknown>): string[] {
-    const ids = new Set<string>();
+  async uploadIdsIn(params: Record<string, unknown>): Promise<string[]> {
+    const urls: string[] = [];
     const visit = (value: unknown): void => {
-      if (typeof value === "string") {
-        const own = this.signer.ownPath(value);
-        const prefix = `${FILES_PATH}uploads/`;
-        if (own?.pathname.startsWith(prefix)) ids.add(own.pathname.slice(prefix.length));
-      } else if (value && typeof value === "object") {
-        for (const inner of Object.values(value)) visit(inner);
-      }
+      if (typeof value === "string") urls.push(value);
+      else if (value && typeof value === "object") for (const inner of Object.values(value)) visit(inner);
     };
     visit(params);
+    const ids = new Set<string>();
+    for (const url of urls) {
+      const own = await this.fileUrls.keyOf(url, Date.now());
+      if (typeof own === "object" && own.key.startsWith(uploadKey(""))) ids.add(own.key.slice(uploadKey("").length));
+    }
     return [...ids];
   }
 
   /** Deletes expired uploads that no unfinished job reads; returns how many. */
   async collectGarbage(): Promise<number> {
     const ids = await this.store.takeExpiredUploads(Date.now());
-    for (const id of ids) await this.blobs.delete(`uploads/${id}`);
+    for (const id of ids) await this.blobs.delete(uploadKey(id));
     return ids.length;
   }
 }

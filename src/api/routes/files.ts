@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../../errors.ts";
-import { FILES_PATH } from "../../services/uploads.ts";
+import { FILES_PATH } from "../../store/local/signed-file-urls.ts";
 import type { ApiContext } from "./context.ts";
 
 /** A refused upload body up to this size is read and discarded, so the client sees the error response. */

@@ -14,8 +14,8 @@ function jobId(params: unknown): string {
 }
 
 export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
-  const { jobs, signer, config } = runtime;
-  const render = (job: Parameters<typeof renderJob>[0]) => renderJob(job, signer, config.urlTtlSeconds);
+  const { jobs, fileUrls, config } = runtime;
+  const render = (job: Parameters<typeof renderJob>[0]) => renderJob(job, fileUrls, config.urlTtlSeconds);
   const tags = ["jobs"];
 
   app.post(
@@ -65,7 +65,7 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         "link",
         paginationLinks(`${config.publicUrl}${url.pathname}`, url.searchParams, query.page, query.size, page.total),
       );
-      return page.items.map(render);
+      return Promise.all(page.items.map(render));
     },
   );
 

@@ -1,0 +1,36 @@
+import fsp from "node:fs/promises";
+import path from "node:path";
+import * as tf from "@tensorflow/tfjs";
+import { setWasmPaths } from "@tensorflow/tfjs-backend-wasm";
+import { modelFiles } from "./files.ts";
+
+let ready: Promise<tf.GraphModel> | undefined;
+
+/**
+ * Selects tfjs' WASM backend with its binary read from disk and loads basic-pitch's graph model through an IO
+ * handler reading model.json and its weight shards, so nothing is fetched over the network. Once per thread.
+ */
+export function loadModel(): Promise<tf.GraphModel> {
+  ready ??= load().catch((error: unknown) => {
+    ready = undefined;
+    throw error;
+  });
+  return ready;
+}
+
+async function load(): Promise<tf.GraphModel> {
+  const { modelJson, wasmDir } = modelFiles();
+  // A directory prefix: in Node, the Emscripten loader reads `${prefix}tfjs-backend-wasm-simd.wasm` (or the
+  // plain one without SIMD) with fs.
+  setWasmPaths(`${wasmDir}${path.sep}`);
+  if (!(await tf.setBackend("wasm"))) throw new Error("the tfjs WASM backend failed to initialise");
+  const json = JSON.parse(await fsp.readFile(modelJson, "utf8")) as tf.io.ModelJSON;
+  const artifacts = await tf.io.getModelArtifactsForJSON(json, async (manifest) => {
+    const shards = await Promise.all(
+      manifest.flatMap((group) => group.paths).map((file) => fsp.readFile(path.join(path.dirname(modelJson), file))),
+    );
+    const buffers = shards.map((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+    return [manifest.flatMap((group) => group.weights), tf.io.concatenateArrayBuffers(buffers)];
+  });
+  return tf.loadGraphModel({ load: async () => artifacts });
+}

@@ -1,0 +1,114 @@
+import { noteFramesToTime, outputToNotesPoly } from "@spotify/basic-pitch";
+import * as tf from "@tensorflow/tfjs";
+import { loadModel } from "./model.ts";
+
+/** basic-pitch's framing (its constants.py): 2 s windows of 22050 Hz audio overlapping by 30 hops of 256 samples. */
+export const SAMPLE_RATE = 22050;
+const FFT_HOP = 256;
+const FRAMES_PER_SECOND = Math.floor(SAMPLE_RATE / FFT_HOP);
+const WINDOW_SAMPLES = SAMPLE_RATE * 2 - FFT_HOP;
+const OVERLAP_FRAMES = 30;
+const WINDOW_HOP = WINDOW_SAMPLES - OVERLAP_FRAMES * FFT_HOP;
+const OUTPUT_FRAMES = "Identity_1";
+const OUTPUT_ONSETS = "Identity_2";
+const PITCHES = 88;
+
+export interface Note {
+  /** MIDI note number. */
+  pitch: number;
+  /** Seconds. */
+  start: number;
+  end: number;
+  /** 1..127 */
+  velocity: number;
+}
+
+export interface TranscribeOptions {
+  onsetThreshold: number;
+  frameThreshold: number;
+  minNoteLengthMs: number;
+  minFrequency?: number;
+  maxFrequency?: number;
+}
+
+/**
+ * The model's note and onset activations (frames × 88 pitches from A0) over mono 22050 Hz audio. The same
+ * windowing as basic-pitch's BasicPitch.evaluateModel, but each window's tensors are freed as soon as it is read
+ * and the caller can stop between windows.
+ */
+export async function activations(
+  audio: Float32Array,
+  signal: AbortSignal,
+): Promise<{ frames: number[][]; onsets: number[][] }> {
+  const model = await loadModel();
+  const padded = new Float32Array((OVERLAP_FRAMES * FFT_HOP) / 2 + audio.length);
+  padded.set(audio, (OVERLAP_FRAMES * FFT_HOP) / 2);
+  const wanted = Math.floor(audio.length * (FRAMES_PER_SECOND / SAMPLE_RATE));
+  const frames: number[][] = [];
+  const onsets: number[][] = [];
+  for (let start = 0; start < padded.length && frames.length < wanted; start += WINDOW_HOP) {
+    signal.throwIfAborted();
+    const window = new Float32Array(WINDOW_SAMPLES);
+    window.set(padded.subarray(start, start + WINDOW_SAMPLES));
+    const [frameData, onsetData] = tf.tidy(() => {
+      const outputs = model.execute(tf.tensor3d(window, [1, WINDOW_SAMPLES, 1]), [
+        OUTPUT_FRAMES,
+        OUTPUT_ONSETS,
+      ]) as tf.Tensor[];
+      return outputs.map((t) => t.dataSync() as Float32Array);
+    }) as [Float32Array, Float32Array];
+    const rows = frameData.length / PITCHES;
+    for (let row = OVERLAP_FRAMES / 2; row < rows - OVERLAP_FRAMES / 2 && frames.length < wanted; row++) {
+      frames.push(Array.from(frameData.subarray(row * PITCHES, (row + 1) * PITCHES)));
+      onsets.push(Array.from(onsetData.subarray(row * PITCHES, (row + 1) * PITCHES)));
+    }
+    // Lets the abort signal and the event loop through between windows.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { frames, onsets };
+}
+
+/** Polyphonic notes in mono 22050 Hz audio, sorted by start then pitch; never two sounding at once on one pitch. */
+export async function transcribe(
+  audio: Float32Array,
+  options: TranscribeOptions,
+  signal: AbortSignal,
+): Promise<Note[]> {
+  const { frames, onsets } = await activations(audio, signal);
+  // Too short for a note of the minimum length (basic-pitch's decoder also needs ≥ 3 frames to infer onsets).
+  if (frames.length < 3) return [];
+  const minNoteFrames = Math.round((options.minNoteLengthMs / 1000) * (SAMPLE_RATE / FFT_HOP));
+  const events = outputToNotesPoly(
+    frames,
+    onsets,
+    options.onsetThreshold,
+    options.frameThreshold,
+    minNoteFrames,
+    true,
+    options.maxFrequency ?? null,
+    options.minFrequency ?? null,
+  );
+  const notes = noteFramesToTime(events).map(
+    (n): Note => ({
+      pitch: n.pitchMidi,
+      start: toMs(Math.max(0, n.startTimeSeconds)),
+      end: toMs(n.startTimeSeconds + n.durationSeconds),
+      velocity: Math.min(127, Math.max(1, Math.round(127 * n.amplitude))),
+    }),
+  );
+  notes.sort((a, b) => a.start - b.start || a.pitch - b.pitch);
+  return separateRepeats(notes);
+}
+
+const toMs = (seconds: number): number => Math.round(seconds * 1000) / 1000;
+
+/** A note that starts while the same pitch still sounds ends the earlier one there: MIDI cannot tell them apart. */
+function separateRepeats(notes: Note[]): Note[] {
+  const sounding = new Map<number, Note>();
+  for (const note of notes) {
+    const earlier = sounding.get(note.pitch);
+    if (earlier && earlier.end > note.start) earlier.end = note.start;
+    sounding.set(note.pitch, note);
+  }
+  return notes.filter((n) => n.end > n.start);
+}

@@ -1,0 +1,33 @@
+import type { UrlSigner } from "../../services/signed-urls.ts";
+import { type FileUrls, uploadKey } from "../file-urls.ts";
+
+export const UPLOAD_PATH = "/uploads/";
+export const FILES_PATH = "/files/";
+
+/** URLs on Mixdown's own upload server, signed with its secret (embedded mode). */
+export class SignedFileUrls implements FileUrls {
+  private readonly signer: UrlSigner;
+
+  constructor(signer: UrlSigner) {
+    this.signer = signer;
+  }
+
+  async uploadPair(uploadId: string, ttlSeconds: number) {
+    const now = Date.now();
+    return {
+      uploadUrl: this.signer.sign("PUT", `${UPLOAD_PATH}${uploadId}`, ttlSeconds, now),
+      downloadUrl: this.signer.sign("GET", `${FILES_PATH}${uploadKey(uploadId)}`, ttlSeconds, now),
+    };
+  }
+
+  async downloadUrl(key: string, ttlSeconds: number) {
+    return this.signer.sign("GET", `${FILES_PATH}${key}`, ttlSeconds);
+  }
+
+  async keyOf(url: string, at: number) {
+    const own = this.signer.ownPath(url);
+    if (!own?.pathname.startsWith(FILES_PATH)) return undefined;
+    const verdict = this.signer.verify("GET", own.pathname, own.query, at);
+    return verdict === "valid" ? { key: own.pathname.slice(FILES_PATH.length) } : verdict;
+  }
+}

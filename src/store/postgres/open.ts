@@ -1,0 +1,40 @@
+import { PgBoss } from "pg-boss";
+import type { Stores } from "../../runtime.ts";
+import { SqlMetadataStore } from "../sql/sql-metadata-store.ts";
+import { openPostgres } from "./database.ts";
+import { PgBossJobQueue, QUEUE } from "./pg-boss-job-queue.ts";
+
+/**
+ * Postgres metadata and the pg-boss queue. A worker silent for the heartbeat window (about two thirds of
+ * MIXDOWN_JOB_LEASE_MS, at least pg-boss's 10 s) loses its job to another worker.
+ */
+export async function openPostgresStores(
+  connectionString: string,
+  options: { leaseMs: number; appConcurrency: number },
+): Promise<Stores> {
+  const { db, pool } = await openPostgres(connectionString);
+  const heartbeatSeconds = Math.max(10, Math.round((options.leaseMs * 0.66) / 1000));
+  const boss = new PgBoss({
+    connectionString,
+    max: 5,
+    superviseIntervalSeconds: Math.max(1, Math.round(heartbeatSeconds / 5)),
+    schedule: false,
+  });
+  boss.on("error", (error) => console.error(JSON.stringify({ level: 50, msg: "pg-boss error", err: String(error) })));
+  await boss.start();
+  if (!(await boss.getQueue(QUEUE))) {
+    await boss
+      .createQueue(QUEUE, { heartbeatSeconds, retryLimit: 1000, retryDelay: 0, expireInSeconds: 24 * 3600 })
+      .catch(async (error) => {
+        if (!(await boss.getQueue(QUEUE))) throw error; // another node created it first
+      });
+  }
+  return {
+    store: new SqlMetadataStore(db),
+    queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency }),
+    async close() {
+      await boss.stop({ graceful: false, close: true });
+      await db.destroy();
+    },
+  };
+}

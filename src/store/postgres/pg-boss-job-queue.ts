@@ -1,0 +1,194 @@
+import type { Kysely } from "kysely";
+import type pg from "pg";
+import type { PgBoss } from "pg-boss";
+import type { JobError, JobResult, NewJob } from "../../domain.ts";
+import type { ClaimedJob, JobQueue } from "../job-queue.ts";
+import type { Database } from "../sql/schema.ts";
+
+export const QUEUE = "mixdown-jobs";
+
+/** How many jobs a pg-boss command changed (its typings leave the response shape open). */
+const affected = (response: object): number => (response as { affected?: number }).affected ?? 0;
+
+interface Attempt {
+  id: string;
+  retryCount: number;
+}
+
+/**
+ * The distributed queue: job rows in Postgres, delivery by pg-boss. pg-boss owns claiming, heartbeats
+ * and re-delivery of a job whose worker went silent; every outcome is written in one transaction with the
+ * pg-boss completion of *this* attempt, so a lapsed attempt can never write a result.
+ */
+export class PgBossJobQueue implements JobQueue {
+  private readonly db: Kysely<Database>;
+  private readonly pool: pg.Pool;
+  private readonly boss: PgBoss;
+  private readonly appConcurrency: number;
+  /** The pg-boss attempt each job claimed by this process is on. */
+  private readonly attempts = new Map<string, Attempt>();
+
+  constructor(db: Kysely<Database>, pool: pg.Pool, boss: PgBoss, options: { appConcurrency: number }) {
+    this.db = db;
+    this.pool = pool;
+    this.boss = boss;
+    this.appConcurrency = options.appConcurrency;
+  }
+
+  /** Runs `work` in one transaction; pg-boss calls made with the given adapter join it. */
+  private async transaction<T>(
+    work: (
+      client: pg.PoolClient,
+      adapter: { executeSql: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> },
+    ) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client, { executeSql: (text, values) => client.query(text, values as unknown[]) });
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async enqueue(job: NewJob): Promise<void> {
+    await this.transaction(async (client, adapter) => {
+      const insert = this.db
+        .insertInto("jobs")
+        .values({
+          id: job.id,
+          app_id: job.appId,
+          name: job.name,
+          batch_name: job.batchName,
+          metadata: JSON.stringify(job.metadata),
+          workflow: job.workflow,
+          params: JSON.stringify(job.params),
+          status: "QUEUED",
+          result: null,
+          error: null,
+          created_at: job.createdAt,
+          started_at: null,
+          completed_at: null,
+        })
+        .compile();
+      await client.query(insert.sql, insert.parameters as unknown[]);
+      for (const uploadId of job.inputUploadIds) {
+        const input = this.db.insertInto("job_inputs").values({ job_id: job.id, upload_id: uploadId }).compile();
+        await client.query(input.sql, input.parameters as unknown[]);
+      }
+      // Fair share: an application's n-th waiting job goes behind every other application's first ones.
+      const waiting = await client.query(
+        "SELECT count(*)::int AS n FROM jobs WHERE app_id = $1 AND status = 'QUEUED'",
+        [job.appId],
+      );
+      const rank = Number(waiting.rows[0]?.n ?? 1) - 1;
+      await this.boss.send(
+        QUEUE,
+        { jobId: job.id },
+        { id: job.id, priority: -rank, group: { id: job.appId }, db: adapter },
+      );
+    });
+  }
+
+  async claim(workerId: string): Promise<ClaimedJob | undefined> {
+    void workerId;
+    for (;;) {
+      const options =
+        this.appConcurrency > 0 ? { batchSize: 1, groupConcurrency: this.appConcurrency } : { batchSize: 1 };
+      const [fetched] = await this.boss.fetch<{ jobId: string }>(QUEUE, options);
+      if (!fetched) return undefined;
+      const attempt = { id: fetched.id, retryCount: fetched.retryCount };
+      const row = await this.db
+        .updateTable("jobs")
+        .set({ status: "STARTED", started_at: new Date().toISOString() })
+        .where("id", "=", fetched.id)
+        .where("status", "in", ["QUEUED", "STARTED"])
+        .returning(["id", "app_id", "workflow", "params", "created_at"])
+        .executeTakeFirst();
+      if (!row) {
+        // Deleted (or already ended) while it waited: settle the delivery and look again.
+        await this.boss.complete(QUEUE, attempt);
+        continue;
+      }
+      this.attempts.set(row.id, attempt);
+      return {
+        id: row.id,
+        appId: row.app_id,
+        workflow: row.workflow,
+        params: JSON.parse(row.params),
+        createdAt: row.created_at,
+        attempt: fetched.retryCount + 1,
+      };
+    }
+  }
+
+  async heartbeat(jobId: string): Promise<boolean> {
+    const attempt = this.attempts.get(jobId);
+    if (!attempt) return false;
+    const touched = await this.boss.touch(QUEUE, attempt);
+    if (affected(touched) === 0) return false;
+    const row = await this.db.selectFrom("jobs").select("id").where("id", "=", jobId).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private async finish(
+    jobId: string,
+    outcome: { status: "SUCCEEDED" | "FAILED"; result: string | null; error: string | null },
+  ): Promise<boolean> {
+    const attempt = this.attempts.get(jobId);
+    if (!attempt) return false;
+    this.attempts.delete(jobId);
+    return this.transaction(async (client, adapter) => {
+      const settled = await this.boss.complete(QUEUE, attempt, null, { db: adapter });
+      if (affected(settled) === 0) return false;
+      const update = this.db
+        .updateTable("jobs")
+        .set({ ...outcome, completed_at: new Date().toISOString() })
+        .where("id", "=", jobId)
+        .compile();
+      const updated = await client.query(update.sql, update.parameters as unknown[]);
+      const inputs = this.db.deleteFrom("job_inputs").where("job_id", "=", jobId).compile();
+      await client.query(inputs.sql, inputs.parameters as unknown[]);
+      return (updated.rowCount ?? 0) > 0;
+    });
+  }
+
+  complete(jobId: string, _workerId: string, result: JobResult): Promise<boolean> {
+    return this.finish(jobId, { status: "SUCCEEDED", result: JSON.stringify(result), error: null });
+  }
+
+  fail(jobId: string, _workerId: string, error: JobError): Promise<boolean> {
+    return this.finish(jobId, { status: "FAILED", result: null, error: JSON.stringify(error) });
+  }
+
+  async release(jobId: string): Promise<boolean> {
+    const attempt = this.attempts.get(jobId);
+    if (!attempt) return false;
+    this.attempts.delete(jobId);
+    return this.transaction(async (client, adapter) => {
+      const failed = await this.boss.fail(QUEUE, attempt, { reason: "worker shut down" }, { db: adapter });
+      if (affected(failed) === 0) return false;
+      const update = this.db
+        .updateTable("jobs")
+        .set({ status: "QUEUED", started_at: null })
+        .where("id", "=", jobId)
+        .compile();
+      await client.query(update.sql, update.parameters as unknown[]);
+      return true;
+    });
+  }
+
+  async depth(): Promise<number> {
+    const row = await this.db
+      .selectFrom("jobs")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("status", "=", "QUEUED")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

@@ -1,0 +1,53 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { type FileUrls, uploadKey } from "../file-urls.ts";
+
+/** Presigned URLs of the object store itself: uploads and downloads never pass through API nodes. */
+export class S3FileUrls implements FileUrls {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  /** Where the bucket's objects are addressed, e.g. "http://127.0.0.1:7480/mixdown/". */
+  private readonly base: string;
+
+  constructor(client: S3Client, bucket: string, base: string) {
+    this.client = client;
+    this.bucket = bucket;
+    this.base = base;
+  }
+
+  private get(key: string, ttlSeconds: number, signingDate?: Date): Promise<string> {
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+      expiresIn: ttlSeconds,
+      signingDate,
+    });
+  }
+
+  async uploadPair(uploadId: string, ttlSeconds: number) {
+    const key = uploadKey(uploadId);
+    const [uploadUrl, downloadUrl] = await Promise.all([
+      getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds }),
+      this.get(key, ttlSeconds),
+    ]);
+    return { uploadUrl, downloadUrl };
+  }
+
+  downloadUrl(key: string, ttlSeconds: number): Promise<string> {
+    return this.get(key, ttlSeconds);
+  }
+
+  /** Our own presigned GET URL: recognised by its address, and its signature recomputed and compared. */
+  async keyOf(url: string, at: number) {
+    if (!url.startsWith(this.base)) return undefined;
+    const parsed = new URL(url);
+    const key = decodeURIComponent(url.slice(this.base.length).split("?")[0] ?? "");
+    const date = parsed.searchParams.get("X-Amz-Date");
+    const expires = Number(parsed.searchParams.get("X-Amz-Expires"));
+    const signature = parsed.searchParams.get("X-Amz-Signature");
+    if (!key || !date || !signature || !Number.isInteger(expires)) return "invalid" as const;
+    const signedAt = new Date(date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"));
+    if (Number.isNaN(signedAt.getTime())) return "invalid" as const;
+    const expected = new URL(await this.get(key, expires, signedAt)).searchParams.get("X-Amz-Signature");
+    if (expected !== signature) return "invalid" as const;
+    return signedAt.getTime() + expires * 1000 < at ? ("expired" as const) : { key };
+  }
+}
