@@ -1,14 +1,14 @@
 import { parseArgs } from "node:util";
 import { CONFIG_HELP, ConfigError, loadConfig } from "../config.ts";
 import { appCommand, UsageError } from "./app-commands.ts";
-import { serve } from "./serve.ts";
+import { ROLES, type Role, serve } from "./serve.ts";
 import { workflowCommand } from "./workflow-commands.ts";
 
 const HELP: Record<string, string> = {
   main: `Usage: mixdown <command> [options]
 
 Commands:
-  serve                       start Mixdown (API, upload server and workers)
+  serve [--role ROLE]         start Mixdown: api, worker or all (default: API, upload server and workers)
   app create --name NAME      create an application and print its API key (once)
   app list                    list applications
   app revoke ID               revoke an application's key
@@ -19,11 +19,15 @@ Commands:
   workflow remove SLUG        remove a custom workflow
 
 Run "mixdown <command> --help" for details.`,
-  serve: `Usage: mixdown serve
+  serve: `Usage: mixdown serve [--role all|api|worker]
 
-Starts Mixdown in embedded mode: SQLite database, files on local disk and
-workers in this process, all under MIXDOWN_DATA_DIR. SIGTERM or SIGINT stops it
-gracefully: no new requests, running jobs finish or return to the queue.
+Starts a Mixdown node. By default (embedded mode) everything runs here: SQLite
+database, files on local disk and workers, all under MIXDOWN_DATA_DIR. With
+MIXDOWN_DATABASE_URL and MIXDOWN_S3_* set (distributed mode), nodes share Postgres
+and the object store, and --role splits them: "api" serves HTTP only, "worker"
+runs jobs only, "all" (the default) does both. SIGTERM or SIGINT stops a node
+gracefully: no new requests or claims, running jobs finish within
+MIXDOWN_SHUTDOWN_GRACE_MS or return to the queue, exit code 0.
 
 ${CONFIG_HELP}`,
   app: `Usage: mixdown app <create|list|revoke|rotate-key> [options]
@@ -57,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
       json: { type: "boolean", default: false },
       name: { type: "string" },
+      role: { type: "string", default: "all" },
     },
   });
   const [command, sub, id] = positionals;
@@ -72,7 +77,8 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case "serve":
-      await serve(config);
+      if (!ROLES.includes(values.role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+      await serve(config, values.role as Role);
       return -1;
     case "app":
       await appCommand(config, sub, { name: values.name, id, json: values.json });

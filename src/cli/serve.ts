@@ -5,21 +5,28 @@ import { createRuntime } from "../runtime.ts";
 
 const GC_INTERVAL_MS = 10 * 60 * 1000;
 
-/** Starts the API, the upload server and the workers in this process; stops gracefully on SIGTERM/SIGINT. */
-export async function serve(config: Config): Promise<void> {
+export const ROLES = ["all", "api", "worker"] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Starts this node: the API and upload server (role api), the workers (role worker), or both (all, the
+ * default). Stops gracefully on SIGTERM/SIGINT.
+ */
+export async function serve(config: Config, role: Role = "all"): Promise<void> {
   const runtime = await createRuntime(config);
   const metrics = createMetrics(runtime.store, runtime.queue);
   const app = await buildServer(runtime, metrics);
-  runtime.startWorkers(app.log, metrics.observeJob);
+  if (role !== "api") runtime.startWorkers(app.log, metrics.observeJob);
 
   const collect = () =>
     runtime.uploads
       .collectGarbage()
       .then((n) => n > 0 && app.log.info({ deleted: n }, "expired uploads deleted"))
       .catch((error) => app.log.error({ err: error }, "upload garbage collection failed"));
-  void collect();
   const gcTimer = setInterval(collect, GC_INTERVAL_MS);
   gcTimer.unref();
+  if (role === "worker") clearInterval(gcTimer);
+  else void collect();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -40,6 +47,14 @@ export async function serve(config: Config): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
+  if (role === "worker") {
+    await app.ready();
+    app.log.info({ role, workers: config.workers }, "Mixdown worker started");
+    return;
+  }
   const address = await app.listen({ port: config.port, host: config.host });
-  app.log.info({ address, publicUrl: config.publicUrl, workers: config.workers }, "Mixdown is listening");
+  app.log.info(
+    { role, address, publicUrl: config.publicUrl, workers: role === "api" ? 0 : config.workers },
+    "Mixdown is listening",
+  );
 }

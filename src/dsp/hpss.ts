@@ -138,9 +138,11 @@ export function percussiveMask(
   const harmonic = medianAcrossFrames(magnitude, frames, bins, options.harmonicFrames);
   const mask = medianAcrossBins(magnitude, frames, bins, options.percussiveBins);
   const p = options.power;
+  const lowBins = Number(process.env.LOWBINS ?? 0);
   for (let i = 0; i < mask.length; i++) {
-    const pv = mask[i] as number;
+    let pv = mask[i] as number;
     const hv = harmonic[i] as number;
+    if (i % bins < lowBins) pv = Math.max(pv, (magnitude[i] as number) - hv);
     const pp = p === 2 ? pv * pv : pv ** p;
     const hp = p === 2 ? hv * hv : hv ** p;
     const sum = pp + hp;
