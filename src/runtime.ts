@@ -39,8 +39,12 @@ export async function openStores(config: Config): Promise<Stores> {
       appConcurrency: config.appConcurrency,
     });
   }
-  const db = openSqlite(config.dataDir);
-  return { store: new SqlMetadataStore(db), queue: new SqliteJobQueue(db), close: () => db.destroy() };
+  const { db, externalChanges } = openSqlite(config.dataDir);
+  return {
+    store: new SqlMetadataStore(db, externalChanges),
+    queue: new SqliteJobQueue(db),
+    close: () => db.destroy(),
+  };
 }
 
 async function openFiles(config: Config, signer: UrlSigner): Promise<{ blobs: BlobStore; fileUrls: FileUrls }> {

@@ -121,32 +121,43 @@ export interface HpssOptions {
   percussiveBins: number;
   /** Exponent of the soft mask: 1 = ratio, 2 = Wiener, large → binary. */
   power: number;
+  /**
+   * Bins (from 0) where what the median across time does not explain also counts as percussive: a kick's
+   * body is a decaying low sine, too narrow-band for the median across frequency to see (Fitzgerald's method
+   * hands it to the harmonic part); 0 = none.
+   */
+  transientBins: number;
 }
 
-export const HPSS_DEFAULTS: HpssOptions = { harmonicFrames: 17, percussiveBins: 17, power: 2 };
+export const HPSS_DEFAULTS: Omit<HpssOptions, "transientBins"> = { harmonicFrames: 17, percussiveBins: 17, power: 2 };
 
 /**
- * The percussive soft mask P^p / (H^p + P^p) of a magnitude spectrogram (frame-major); the harmonic mask is its
- * complement, so the two masks sum to exactly 1. A cell where both medians are 0 is split evenly.
+ * The percussive soft mask P^p / (H^p + P^p) of a magnitude spectrogram (frame-major), with H its median
+ * across frames and P its median across bins (or, in the transient bins, the larger of P and |X| − H). The
+ * harmonic mask is its complement, so the two sum to exactly 1. A cell where both are 0 is split evenly.
  */
 export function percussiveMask(
   magnitude: Float32Array,
   frames: number,
   bins: number,
-  options: HpssOptions = HPSS_DEFAULTS,
+  options: HpssOptions,
 ): Float32Array {
   const harmonic = medianAcrossFrames(magnitude, frames, bins, options.harmonicFrames);
   const mask = medianAcrossBins(magnitude, frames, bins, options.percussiveBins);
   const p = options.power;
-  const lowBins = Number(process.env.LOWBINS ?? 0);
-  for (let i = 0; i < mask.length; i++) {
-    let pv = mask[i] as number;
-    const hv = harmonic[i] as number;
-    if (i % bins < lowBins) pv = Math.max(pv, (magnitude[i] as number) - hv);
-    const pp = p === 2 ? pv * pv : pv ** p;
-    const hp = p === 2 ? hv * hv : hv ** p;
-    const sum = pp + hp;
-    mask[i] = sum > 0 ? pp / sum : 0.5;
+  const transient = Math.min(bins, options.transientBins);
+  for (let t = 0; t < frames; t++) {
+    const row = t * bins;
+    for (let k = 0; k < bins; k++) {
+      const i = row + k;
+      const hv = harmonic[i] as number;
+      let pv = mask[i] as number;
+      if (k < transient) pv = Math.max(pv, (magnitude[i] as number) - hv);
+      const pp = p === 2 ? pv * pv : pv ** p;
+      const hp = p === 2 ? hv * hv : hv ** p;
+      const sum = pp + hp;
+      mask[i] = sum > 0 ? pp / sum : 0.5;
+    }
   }
   return mask;
 }

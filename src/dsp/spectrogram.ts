@@ -20,20 +20,84 @@ export interface Spectrogram {
 
 export const frameCount = (length: number, hop: number): number => Math.floor(length / hop) + 1;
 
-function checkSizes(fftSize: number, hop: number): void {
-  if (!Number.isInteger(Math.log2(fftSize)) || fftSize < 4) throw new RangeError(`fftSize ${fftSize}: a power of 2`);
+/**
+ * The real DFT of one frame (bins 0..size/2, interleaved re/im, unnormalised), for a size that is a power of 2
+ * (fft.js directly) or an odd factor up to 15 times one, as separation models use (6144 = 3·2048,
+ * 7680 = 15·512): then by decimation in time, `odd` FFTs of the power-of-2 length combined with twiddles.
+ */
+export class RealFft {
+  readonly size: number;
+  private readonly odd: number;
+  private readonly fft: FFT;
+  private readonly part: Float64Array;
+  private readonly parts: Float64Array[];
+  private readonly cos: Float64Array;
+  private readonly sin: Float64Array;
+
+  constructor(size: number) {
+    let odd = size;
+    while (odd % 2 === 0) odd /= 2;
+    const sub = size / odd;
+    if (!Number.isInteger(size) || sub < 4 || odd > 15) {
+      throw new RangeError(`FFT size ${size}: a power of 2 (≥ 4), or 3, 5 … 15 times one`);
+    }
+    this.size = size;
+    this.odd = odd;
+    this.fft = new FFT(sub);
+    this.part = new Float64Array(sub);
+    this.parts = Array.from({ length: odd > 1 ? odd : 0 }, () => new Float64Array(2 * sub));
+    this.cos = Float64Array.from({ length: odd > 1 ? size : 0 }, (_, i) => Math.cos((2 * Math.PI * i) / size));
+    this.sin = Float64Array.from({ length: odd > 1 ? size : 0 }, (_, i) => -Math.sin((2 * Math.PI * i) / size));
+  }
+
+  /** `out` (length ≥ size + 2) receives bins 0..size/2 of the real `input` (length size). */
+  transform(out: Float64Array, input: Float64Array): void {
+    const { odd, size } = this;
+    if (odd === 1) {
+      this.fft.realTransform(out, input);
+      return;
+    }
+    const sub = size / odd;
+    for (let r = 0; r < odd; r++) {
+      const part = this.part;
+      for (let m = 0; m < sub; m++) part[m] = input[m * odd + r] as number;
+      const spectrum = this.parts[r] as Float64Array;
+      this.fft.realTransform(spectrum, part);
+      this.fft.completeSpectrum(spectrum);
+    }
+    const { cos, sin } = this;
+    for (let k = 0; k <= size / 2; k++) {
+      const q = k % sub;
+      let re = 0;
+      let im = 0;
+      for (let r = 0, angle = 0; r < odd; r++, angle = (angle + k) % size) {
+        const spectrum = this.parts[r] as Float64Array;
+        const a = spectrum[2 * q] as number;
+        const b = spectrum[2 * q + 1] as number;
+        const c = cos[angle] as number;
+        const d = sin[angle] as number;
+        re += a * c - b * d;
+        im += a * d + b * c;
+      }
+      out[2 * k] = re;
+      out[2 * k + 1] = im;
+    }
+  }
+}
+
+function checkHop(fftSize: number, hop: number): void {
   if (!Number.isInteger(hop) || hop < 1 || hop > fftSize / 2) throw new RangeError(`hop ${hop}: 1..fftSize/2`);
 }
 
 /** Forward STFT (unnormalised DFT of the windowed frame, as numpy's rfft or torch.stft compute it). */
 export function stft(signal: Float32Array, fftSize: number, hop: number): Spectrogram {
-  checkSizes(fftSize, hop);
+  const fft = new RealFft(fftSize);
+  checkHop(fftSize, hop);
   const length = signal.length;
   const frames = frameCount(length, hop);
   const bins = fftSize / 2 + 1;
   const re = new Float32Array(frames * bins);
   const im = new Float32Array(frames * bins);
-  const fft = new FFT(fftSize);
   const window = hann(fftSize);
   const input = new Float64Array(fftSize);
   const output = new Float64Array(2 * fftSize);
@@ -44,7 +108,7 @@ export function stft(signal: Float32Array, fftSize: number, hop: number): Spectr
     const to = Math.min(fftSize, length - start);
     input.fill(0);
     for (let n = from; n < to; n++) input[n] = (signal[start + n] as number) * (window[n] as number);
-    fft.realTransform(output, input);
+    fft.transform(output, input);
     const row = t * bins;
     for (let k = 0; k < bins; k++) {
       re[row + k] = output[2 * k] as number;
@@ -66,6 +130,19 @@ export function magnitudes(spec: Spectrogram): Float32Array {
   return out;
 }
 
+/** The average magnitude of several channels' spectrograms, cell by cell. */
+export function meanMagnitude(channels: readonly Spectrogram[]): Float32Array {
+  const out = new Float32Array(channels[0]?.re.length ?? 0);
+  for (const { re, im } of channels) {
+    for (let i = 0; i < out.length; i++) {
+      const a = re[i] as number;
+      const b = im[i] as number;
+      out[i] = (out[i] as number) + Math.sqrt(a * a + b * b) / channels.length;
+    }
+  }
+  return out;
+}
+
 /**
  * Inverse STFT by weighted overlap-add: x[n] = Σ w·ifft(X_t) / Σ w², exact for an unmodified spectrogram. An
  * optional real mask (same layout) is applied on the fly, so a masked stem needs no masked copy of the
@@ -75,10 +152,10 @@ export function magnitudes(spec: Spectrogram): Float32Array {
  */
 export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
   const { fftSize, hop, length, frames, bins, re, im } = spec;
-  checkSizes(fftSize, hop);
+  const fft = new RealFft(fftSize);
+  checkHop(fftSize, hop);
   const out = new Float32Array(length);
   const norm = new Float32Array(length);
-  const fft = new FFT(fftSize);
   const window = hann(fftSize);
   const hartley = new Float64Array(fftSize);
   const transformed = new Float64Array(2 * fftSize);
@@ -97,7 +174,7 @@ export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
         hartley[fftSize - k] = a + b;
       }
     }
-    fft.realTransform(transformed, hartley);
+    fft.transform(transformed, hartley);
     frame[0] = (transformed[0] as number) - (transformed[1] as number);
     for (let n = 1; n <= half; n++) {
       const fr = transformed[2 * n] as number;

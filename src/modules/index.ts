@@ -8,6 +8,8 @@ import { mixModule } from "./mix/index.ts";
 import { musicAnalysisModule } from "./music-analysis/index.ts";
 import { probeModule } from "./probe/index.ts";
 import { spectrogramModule } from "./spectrogram/index.ts";
+import { stemsDrumsModule } from "./stems-drums/index.ts";
+import { stemsVocalsModule } from "./stems-vocals/index.ts";
 import { waveformModule } from "./waveform/index.ts";
 
 /** Every processing module, by name. */
@@ -22,6 +24,8 @@ export const MODULES = new Map<string, Module>(
     spectrogramModule,
     mixModule,
     musicAnalysisModule,
+    stemsDrumsModule,
+    stemsVocalsModule,
     audioToMidiModule,
   ].map((m) => [m.name, m]),
 );

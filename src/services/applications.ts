@@ -21,10 +21,24 @@ export class ApplicationService {
     return this.store.listApplications();
   }
 
+  /** Keys already looked up, valid while the store's applications version stays the same. */
+  private readonly cache = new Map<string, Application | undefined>();
+  private cacheVersion = "";
+
   /** The application an Authorization header value names, if the key is valid and not revoked. */
   async authenticate(apiKey: string | undefined): Promise<Application | undefined> {
     if (!apiKey || !looksLikeApiKey(apiKey)) return undefined;
-    return this.store.findApplicationByKeyHash(hashApiKey(apiKey));
+    const version = this.store.applicationsVersion();
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
+    }
+    const hash = hashApiKey(apiKey);
+    if (this.cache.has(hash)) return this.cache.get(hash);
+    const app = await this.store.findApplicationByKeyHash(hash);
+    if (this.cache.size >= 10_000) this.cache.clear();
+    this.cache.set(hash, app);
+    return app;
   }
 
   /** Issues a new key; the old one stops working at once. */

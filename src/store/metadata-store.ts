@@ -9,6 +9,8 @@ export interface MetadataStore {
   /** Replaces the key of an active application; false when there is none with that id. */
   setApplicationKey(id: string, keyHash: string): Promise<boolean>;
   revokeApplication(id: string, at: string): Promise<boolean>;
+  /** Changes whenever applications may have changed (here or in another process): cached keys re-check. */
+  applicationsVersion(): string;
 
   getJob(appId: string, id: string): Promise<Job | undefined>;
   getJobStatus(appId: string, id: string): Promise<JobStatus | undefined>;

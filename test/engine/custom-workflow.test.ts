@@ -4,8 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
+import { scratchFiles, storedKeys } from "../helpers/inspect.ts";
 import { probe } from "../helpers/media.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 /** Fan-out (two conversions, a probe) and fan-in (their mix), in YAML. */
 const DOUBLE_UP = `
@@ -57,65 +58,72 @@ const HALF_BROKEN = {
   outputs: { good: "$steps.good.audio", bad: "$steps.bad.audio" },
 };
 
-describe("custom workflows run end to end over HTTP", () => {
-  let server: Mixdown;
-  let app: AppInfo;
-  let inputUrl: string;
-  const workflowsDir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-workflows-"));
+for (const { backend, skip } of BACKENDS)
+  describe(`custom workflows run end to end over HTTP [${backend}]`, { skip }, () => {
+    let server: Mixdown;
+    let app: AppInfo;
+    let inputUrl: string;
+    const workflowsDir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-workflows-"));
 
-  before(async () => {
-    fs.writeFileSync(path.join(workflowsDir, "double-up.yaml"), DOUBLE_UP);
-    fs.writeFileSync(path.join(workflowsDir, "half-broken.json"), JSON.stringify(HALF_BROKEN));
-    server = await Mixdown.start({ MIXDOWN_WORKFLOWS_DIR: workflowsDir });
-    app = await server.createApp();
-    inputUrl = await server.upload(app.apiKey, sineWav(3, { rate: 44100, channels: 2, frequency: 330 }), "audio/wav");
-  });
-  after(async () => {
-    await server.dispose();
-    fs.rmSync(workflowsDir, { recursive: true, force: true });
-    assertNoneRunning();
-  });
+    before(async () => {
+      fs.writeFileSync(path.join(workflowsDir, "double-up.yaml"), DOUBLE_UP);
+      fs.writeFileSync(path.join(workflowsDir, "half-broken.json"), JSON.stringify(HALF_BROKEN));
+      server = await Mixdown.start({ MIXDOWN_WORKFLOWS_DIR: workflowsDir }, { backend });
+      app = await server.createApp();
+      inputUrl = await server.upload(app.apiKey, sineWav(3, { rate: 44100, channels: 2, frequency: 330 }), "audio/wav");
+    });
+    after(async () => {
+      await server.dispose();
+      fs.rmSync(workflowsDir, { recursive: true, force: true });
+      assertNoneRunning();
+    });
 
-  test("fan-out and fan-in: files become URLs, numbers and objects stay inline, results are right", async () => {
-    const job = await server.waitForJob(app.apiKey, await server.createJob(app.apiKey, "acme/double-up", { inputUrl }));
-    assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
-    assert.deepEqual(Object.keys(job.result).sort(), ["loudnessAfter", "loudnessBefore", "metadata", "mixed"]);
-    assert.match(job.result.mixed, /^http:\/\/127\.0\.0\.1:\d+\/files\/results\/.+\/mixed\.wav\?/);
-    // Two identical copies summed: +6.02 dB.
-    assert.ok(Math.abs(job.result.loudnessAfter - job.result.loudnessBefore - 6.02) < 0.2, JSON.stringify(job.result));
-    assert.equal(job.result.metadata.audio.sampleRate, 44100);
-    assert.equal(job.result.metadata.audio.channels, 2);
-    const mixed = path.join(workflowsDir, "mixed.wav");
-    fs.writeFileSync(mixed, Buffer.from(await (await fetch(job.result.mixed)).arrayBuffer()));
-    const stream = (await probe(mixed)).streams[0];
-    assert.deepEqual({ rate: stream?.sample_rate, channels: stream?.channels }, { rate: "22050", channels: 1 });
-    assert.deepEqual(fs.readdirSync(path.join(server.dataDir, "scratch")), [], "scratch space emptied");
-  });
+    test("fan-out and fan-in: files become URLs, numbers and objects stay inline, results are right", async () => {
+      const job = await server.waitForJob(
+        app.apiKey,
+        await server.createJob(app.apiKey, "acme/double-up", { inputUrl }),
+      );
+      assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
+      assert.deepEqual(Object.keys(job.result).sort(), ["loudnessAfter", "loudnessBefore", "metadata", "mixed"]);
+      assert.match(job.result.mixed, /^http:\/\/127\.0\.0\.1:\d+\/.*results\/.+\/mixed\.wav\?/);
+      // Two identical copies summed: +6.02 dB.
+      assert.ok(
+        Math.abs(job.result.loudnessAfter - job.result.loudnessBefore - 6.02) < 0.2,
+        JSON.stringify(job.result),
+      );
+      assert.equal(job.result.metadata.audio.sampleRate, 44100);
+      assert.equal(job.result.metadata.audio.channels, 2);
+      const mixed = path.join(workflowsDir, "mixed.wav");
+      fs.writeFileSync(mixed, Buffer.from(await (await fetch(job.result.mixed)).arrayBuffer()));
+      const stream = (await probe(mixed)).streams[0];
+      assert.deepEqual({ rate: stream?.sample_rate, channels: stream?.channels }, { rate: "22050", channels: 1 });
+      assert.deepEqual(scratchFiles(server), [], "scratch space emptied");
+    });
 
-  test("a failing step fails the job with its code, and leaves no result files and no scratch", async () => {
-    const job = await server.waitForJob(
-      app.apiKey,
-      await server.createJob(app.apiKey, "acme/half-broken", { inputUrl }),
-    );
-    assert.equal(job.status, "FAILED");
-    assert.equal(job.error.code, "BAD_INPUT");
-    assert.match(job.error.message, /could not be converted/);
-    assert.equal(job.result, null);
-    assert.equal(fs.existsSync(path.join(server.dataDir, "blobs/results", job.id)), false, "no result files");
-    assert.deepEqual(fs.readdirSync(path.join(server.dataDir, "scratch")), [], "scratch space emptied");
-  });
+    test("a failing step fails the job with its code, and leaves no result files and no scratch", async () => {
+      const job = await server.waitForJob(
+        app.apiKey,
+        await server.createJob(app.apiKey, "acme/half-broken", { inputUrl }),
+      );
+      assert.equal(job.status, "FAILED");
+      assert.equal(job.error.code, "BAD_INPUT");
+      assert.match(job.error.message, /could not be converted/);
+      assert.equal(job.result, null);
+      assert.deepEqual(await storedKeys(server, `results/${job.id}/`), [], "no result files");
+      assert.deepEqual(scratchFiles(server), [], "scratch space emptied");
+    });
 
-  test("GET /v1/workflow lists built-in and custom workflows", async () => {
-    const { body } = await server.api("GET", "/v1/workflow", { key: app.apiKey });
-    const slugs = body.workflows.map((w: { slug: string }) => w.slug);
-    for (const slug of [
-      "mixdown/convert",
-      "mixdown/loudness-normalize",
-      "mixdown/waveform",
-      "mixdown/probe",
-      "acme/double-up",
-    ]) {
-      assert.ok(slugs.includes(slug), slug);
-    }
+    test("GET /v1/workflow lists built-in and custom workflows", async () => {
+      const { body } = await server.api("GET", "/v1/workflow", { key: app.apiKey });
+      const slugs = body.workflows.map((w: { slug: string }) => w.slug);
+      for (const slug of [
+        "mixdown/convert",
+        "mixdown/loudness-normalize",
+        "mixdown/waveform",
+        "mixdown/probe",
+        "acme/double-up",
+      ]) {
+        assert.ok(slugs.includes(slug), slug);
+      }
+    });
   });
-});

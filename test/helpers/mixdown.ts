@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
+import { type Backend, distributedUnavailable, provisionDistributed } from "./backends.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 export const MIXDOWN_BIN = path.join(ROOT, "bin/mixdown");
@@ -33,57 +34,144 @@ export interface AppInfo {
   apiKey: string;
 }
 
-/** A Mixdown server run as a child process on loopback, black-box, with its own data dir. */
+/** One `bin/mixdown serve` process. */
+export class NodeProcess {
+  readonly role: "all" | "api" | "worker";
+  output = "";
+  private child: ChildProcess | undefined;
+  private exited: Promise<number | null> | undefined;
+
+  constructor(role: "all" | "api" | "worker") {
+    this.role = role;
+  }
+
+  /** Starts the process; for a node serving HTTP, waits until `healthUrl` answers. */
+  async start(env: Record<string, string>, healthUrl?: string): Promise<void> {
+    const child = spawn(MIXDOWN_BIN, ["serve", "--role", this.role], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    this.output = "";
+    child.stdout?.on("data", (d) => (this.output += d));
+    child.stderr?.on("data", (d) => (this.output += d));
+    this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    for (let i = 0; i < 600; i++) {
+      if (child.exitCode !== null) throw new Error(`mixdown ${this.role} exited at start:\n${this.output}`);
+      if (healthUrl) {
+        try {
+          if ((await fetch(healthUrl)).ok) return;
+        } catch {}
+      } else if (this.output.includes("worker started")) {
+        return; // a worker has no HTTP: it is up once it says so
+      }
+      await delay(50);
+    }
+    throw new Error(`mixdown ${this.role} did not start:\n${this.output}`);
+  }
+
+  get alive(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+    if (!this.child || !this.alive) return this.child?.exitCode ?? null;
+    this.child.kill(signal);
+    return (await this.exited) ?? null;
+  }
+}
+
+/**
+ * A Mixdown deployment on loopback, black-box, with its own data dir: one embedded node (API and workers
+ * in one process), or, on the distributed backend, one API node and worker processes sharing a fresh
+ * Postgres database and S3 bucket.
+ */
 export class Mixdown {
+  readonly backend: Backend;
   readonly dataDir: string;
   readonly port: number;
   readonly url: string;
   readonly env: Record<string, string>;
-  private child: ChildProcess | undefined;
-  private exited: Promise<number | null> | undefined;
-  output = "";
+  /** The node serving HTTP (in embedded mode, the only node). */
+  readonly apiNode: NodeProcess;
+  readonly workers: NodeProcess[] = [];
+  private readonly workerCount: number;
+  private readonly teardown: () => Promise<void>;
 
-  private constructor(dataDir: string, port: number, env: Record<string, string>) {
+  private constructor(
+    backend: Backend,
+    dataDir: string,
+    port: number,
+    env: Record<string, string>,
+    workerCount: number,
+    teardown: () => Promise<void>,
+  ) {
+    this.backend = backend;
     this.dataDir = dataDir;
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
     this.env = env;
+    this.apiNode = new NodeProcess(backend === "embedded" ? "all" : "api");
+    this.workerCount = workerCount;
+    this.teardown = teardown;
   }
 
-  static async start(env: Record<string, string> = {}): Promise<Mixdown> {
+  static async start(
+    env: Record<string, string> = {},
+    options: { backend?: Backend; workers?: number } = {},
+  ): Promise<Mixdown> {
+    const backend = options.backend ?? "embedded";
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-test-"));
     const port = await freePort();
-    const server = new Mixdown(dataDir, port, {
-      MIXDOWN_DATA_DIR: dataDir,
-      PORT: String(port),
-      MIXDOWN_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      MIXDOWN_LOG_LEVEL: "warn",
-      MIXDOWN_WORKERS: "2",
-      ...env,
-    });
-    await server.launch();
+    const provisioned =
+      backend === "distributed" ? await provisionDistributed() : { env: {}, teardown: async () => {} };
+    const server = new Mixdown(
+      backend,
+      dataDir,
+      port,
+      {
+        MIXDOWN_DATA_DIR: dataDir,
+        PORT: String(port),
+        MIXDOWN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        MIXDOWN_LOG_LEVEL: "warn",
+        MIXDOWN_WORKERS: backend === "embedded" ? "2" : "1",
+        ...provisioned.env,
+        ...env,
+      },
+      backend === "embedded" ? 0 : (options.workers ?? 2),
+      provisioned.teardown,
+    );
+    running.add(server);
+    try {
+      await server.launch();
+    } catch (error) {
+      await server.dispose();
+      throw error;
+    }
     return server;
   }
 
-  /** Starts (or restarts) the server process on the same data dir and port. */
+  /** Everything the deployment's processes printed. */
+  get output(): string {
+    return [this.apiNode, ...this.workers].map((n) => n.output).join("");
+  }
+
+  /** Starts (or restarts) every node on the same data dir, port and backends. */
   async launch(): Promise<void> {
-    const child = spawn(MIXDOWN_BIN, ["serve"], {
-      env: { ...process.env, ...this.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.child = child;
     running.add(this);
-    child.stdout?.on("data", (d) => (this.output += d));
-    child.stderr?.on("data", (d) => (this.output += d));
-    this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-    for (let i = 0; i < 200; i++) {
-      if (child.exitCode !== null) throw new Error(`mixdown exited at start:\n${this.output}`);
-      try {
-        if ((await fetch(`${this.url}/healthz`)).ok) return;
-      } catch {}
-      await delay(50);
-    }
-    throw new Error(`mixdown did not start:\n${this.output}`);
+    await this.apiNode.start(this.env, `${this.url}/healthz`);
+    this.workers.length = 0;
+    for (let i = 0; i < this.workerCount; i++) await this.startWorker();
+  }
+
+  /** Starts one more worker process (distributed backend). */
+  async startWorker(env: Record<string, string> = {}): Promise<NodeProcess> {
+    const worker = new NodeProcess("worker");
+    this.workers.push(worker);
+    // At info level a worker says when it has started (it has no HTTP to poll).
+    await worker.start({ ...this.env, MIXDOWN_LOG_LEVEL: "info", ...env });
+    return worker;
   }
 
   /** Runs `bin/mixdown ARGS` against this server's data dir. */
@@ -169,24 +257,27 @@ export class Mixdown {
     throw new Error(`job ${id} did not finish within ${timeoutMs} ms`);
   }
 
-  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  /** Signals every node and waits for them; returns the API node's exit code. */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
-    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) {
-      running.delete(this);
-      return this.child?.exitCode ?? null;
-    }
-    this.child.kill(signal);
-    const code = await this.exited;
+    const [code] = await Promise.all([this.apiNode.stop(signal), ...this.workers.map((w) => w.stop(signal))]);
     running.delete(this);
     return code ?? null;
   }
 
-  /** Stops the server and removes its data dir. */
+  /** Stops every node and removes the data dir (and, distributed, the database and bucket). */
   async dispose(): Promise<void> {
     await this.stop("SIGKILL");
+    running.delete(this);
     fs.rmSync(this.dataDir, { recursive: true, force: true });
+    await this.teardown();
   }
 }
+
+/** Backends to run a black-box suite against: embedded always, distributed when Postgres and S3 answer. */
+export const BACKENDS: { backend: Backend; skip: string | false }[] = [
+  { backend: "embedded", skip: false },
+  { backend: "distributed", skip: distributedUnavailable ? `skipped: ${distributedUnavailable}` : false },
+];
 
 export function assertNoneRunning(): void {
   if (running.size > 0) {

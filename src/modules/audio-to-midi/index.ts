@@ -4,6 +4,7 @@ import type { Module } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { decodeAudio } from "../../media/pcm.ts";
 import { modelUnavailable } from "./files.ts";
+import { encodeMidi } from "./midi-file.ts";
 
 /** basic-pitch's own sample rate (its constants.py); the model only understands 22050 Hz mono. */
 const MODEL_SAMPLE_RATE = 22050;
@@ -65,9 +66,8 @@ export const audioToMidiModule: Module = {
       throw new JobFailure("BAD_INPUT", "minFrequency must be lower than maxFrequency");
     }
     const pcm = await decodeAudio(String(ctx.inputs.audio), { sampleRate: MODEL_SAMPLE_RATE, channels: 1 }, ctx.signal);
-    // Loaded here, not at the top: the registry imports this file on the API thread, which must not load tfjs.
+    // Imported here, not at the top: the registry imports this file on the API thread, which must not load tfjs.
     const { transcribe } = await import("./transcribe.ts");
-    const { encodeMidi } = await import("./midi-file.ts");
     const notes = await transcribe(pcm.channels[0] as Float32Array, p, ctx.signal);
     const notesFile = path.join(ctx.outputDir, "notes.json");
     const midiFile = path.join(ctx.outputDir, "notes.mid");

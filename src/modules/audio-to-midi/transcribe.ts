@@ -1,5 +1,5 @@
-import { noteFramesToTime, outputToNotesPoly } from "@spotify/basic-pitch";
 import * as tf from "@tensorflow/tfjs";
+import { decodeNotes } from "./decode.ts";
 import { loadModel } from "./model.ts";
 
 /** basic-pitch's framing (its constants.py): 2 s windows of 22050 Hz audio overlapping by 30 hops of 256 samples. */
@@ -75,23 +75,16 @@ export async function transcribe(
   signal: AbortSignal,
 ): Promise<Note[]> {
   const { frames, onsets } = await activations(audio, signal);
-  // Too short for a note of the minimum length (basic-pitch's decoder also needs ≥ 3 frames to infer onsets).
+  // basic-pitch's decoder needs a few frames to infer onsets from; fewer hold no note anyway.
   if (frames.length < 3) return [];
-  const minNoteFrames = Math.round((options.minNoteLengthMs / 1000) * (SAMPLE_RATE / FFT_HOP));
-  const events = outputToNotesPoly(
-    frames,
-    onsets,
-    options.onsetThreshold,
-    options.frameThreshold,
-    minNoteFrames,
-    true,
-    options.maxFrequency ?? null,
-    options.minFrequency ?? null,
-  );
-  const notes = noteFramesToTime(events).map(
+  const events = decodeNotes(frames, onsets, {
+    ...options,
+    minNoteFrames: Math.round((options.minNoteLengthMs / 1000) * (SAMPLE_RATE / FFT_HOP)),
+  });
+  const notes = events.map(
     (n): Note => ({
       pitch: n.pitchMidi,
-      start: toMs(Math.max(0, n.startTimeSeconds)),
+      start: toMs(n.startTimeSeconds),
       end: toMs(n.startTimeSeconds + n.durationSeconds),
       velocity: Math.min(127, Math.max(1, Math.round(127 * n.amplitude))),
     }),

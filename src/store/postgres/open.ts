@@ -14,10 +14,13 @@ export async function openPostgresStores(
 ): Promise<Stores> {
   const { db, pool } = await openPostgres(connectionString);
   const heartbeatSeconds = Math.max(10, Math.round((options.leaseMs * 0.66) / 1000));
+  // Silent workers are found by the monitor pass: run it often enough to act soon after the heartbeat window.
+  const checkEverySeconds = Math.max(1, Math.round(heartbeatSeconds / 5));
   const boss = new PgBoss({
     connectionString,
     max: 5,
-    superviseIntervalSeconds: Math.max(1, Math.round(heartbeatSeconds / 5)),
+    superviseIntervalSeconds: checkEverySeconds,
+    monitorIntervalSeconds: checkEverySeconds,
     schedule: false,
   });
   boss.on("error", (error) => console.error(JSON.stringify({ level: 50, msg: "pg-boss error", err: String(error) })));
@@ -30,7 +33,9 @@ export async function openPostgresStores(
       });
   }
   return {
-    store: new SqlMetadataStore(db),
+    // No cheap signal of other nodes' changes (a key revoked elsewhere): a version that always differs
+    // turns key caching off, so revocations take effect at once on every node.
+    store: new SqlMetadataStore(db, () => String(performance.now())),
     queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency }),
     async close() {
       await boss.stop({ graceful: false, close: true });

@@ -69,11 +69,21 @@ const toUpload = (row: UploadRow): Upload => ({
 export class SqlMetadataStore implements MetadataStore {
   private readonly db: Kysely<Database>;
 
-  constructor(db: Kysely<Database>) {
+  private readonly externalChanges: () => string;
+  private localChanges = 0;
+
+  /** `externalChanges` changes when other processes may have written (dialect-specific). */
+  constructor(db: Kysely<Database>, externalChanges: () => string) {
     this.db = db;
+    this.externalChanges = externalChanges;
+  }
+
+  applicationsVersion(): string {
+    return `${this.localChanges}:${this.externalChanges()}`;
   }
 
   async createApplication(app: Application, keyHash: string): Promise<void> {
+    this.localChanges++;
     await this.db
       .insertInto("applications")
       .values({ id: app.id, name: app.name, key_hash: keyHash, created_at: app.createdAt, revoked_at: null })
@@ -96,6 +106,7 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   async setApplicationKey(id: string, keyHash: string): Promise<boolean> {
+    this.localChanges++;
     const result = await this.db
       .updateTable("applications")
       .set({ key_hash: keyHash })
@@ -106,6 +117,7 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   async revokeApplication(id: string, at: string): Promise<boolean> {
+    this.localChanges++;
     const result = await this.db
       .updateTable("applications")
       .set({ revoked_at: at })

@@ -5,19 +5,31 @@ import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from
 import { migrationFiles } from "../sql/migrations.ts";
 import type { Database } from "../sql/schema.ts";
 
-/** Presents node:sqlite's DatabaseSync in the shape Kysely's SqliteDialect expects (better-sqlite3's). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Presents node:sqlite's DatabaseSync in the shape Kysely's SqliteDialect expects (better-sqlite3's).
+ * Prepared statements are kept by SQL text: Kysely prepares on every query, and the same few queries
+ * recur (re-preparing cost ~8 µs each).
+ */
 function asKyselyDatabase(db: DatabaseSync): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
     prepare(sql: string): SqliteStatement {
+      const cached = cache.get(sql);
+      if (cached) return cached;
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       const statement = db.prepare(sql);
       type Params = Parameters<typeof statement.all>;
-      return {
+      const wrapped: SqliteStatement = {
         reader: statement.columns().length > 0,
         all: (parameters) => statement.all(...(parameters as Params)),
         run: (parameters) => statement.run(...(parameters as Params)),
         iterate: (parameters) => statement.iterate(...(parameters as Params)),
       };
+      cache.set(sql, wrapped);
+      return wrapped;
     },
   };
 }
@@ -43,10 +55,15 @@ function migrate(db: DatabaseSync): void {
   }
 }
 
-export function openSqlite(dataDir: string): Kysely<Database> {
+/** Kysely over the data dir's database, and a token that changes when another process writes to it. */
+export function openSqlite(dataDir: string): { db: Kysely<Database>; externalChanges: () => string } {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new DatabaseSync(path.join(dataDir, "mixdown.sqlite"), { timeout: 10_000 });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   migrate(db);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db) }) });
+  const dataVersion = db.prepare("PRAGMA data_version");
+  return {
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db) }) }),
+    externalChanges: () => String((dataVersion.get() as { data_version: number }).data_version),
+  };
 }

@@ -1,0 +1,78 @@
+import { randomBytes } from "node:crypto";
+import { DeleteBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import pg from "pg";
+import { S3BlobStore } from "../../src/store/s3/s3-blob-store.ts";
+
+/** Where the distributed-mode tests find their services (CI starts both; see .ci/run). */
+export const TEST_DATABASE_URL = process.env.MIXDOWN_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const TEST_S3 = {
+  endpoint: process.env.MIXDOWN_TEST_S3_ENDPOINT ?? "http://127.0.0.1:7480",
+  accessKeyId: process.env.MIXDOWN_TEST_S3_ACCESS_KEY_ID ?? "mixdown",
+  secretAccessKey: process.env.MIXDOWN_TEST_S3_SECRET_ACCESS_KEY ?? "mixdown-secret",
+};
+
+export type Backend = "embedded" | "distributed";
+
+async function postgresReachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return undefined;
+  } catch (error) {
+    return `Postgres not reachable at ${TEST_DATABASE_URL} (${(error as Error).message})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function s3Reachable(): Promise<string | undefined> {
+  try {
+    await fetch(TEST_S3.endpoint, { signal: AbortSignal.timeout(2000) });
+    return undefined;
+  } catch (error) {
+    return `S3 not reachable at ${TEST_S3.endpoint} (${(error as Error).message}; start it with scripts/s3-server.sh)`;
+  }
+}
+
+/** Why the distributed suites cannot run here, or undefined when they can. */
+export const distributedUnavailable: string | undefined = await Promise.all([postgresReachable(), s3Reachable()]).then(
+  (reasons) => reasons.filter(Boolean).join("; ") || undefined,
+);
+
+/** A fresh database and bucket for one distributed deployment, and how to remove them. */
+export async function provisionDistributed(): Promise<{ env: Record<string, string>; teardown(): Promise<void> }> {
+  const suffix = randomBytes(6).toString("hex");
+  const database = `mixdown_t_${suffix}`;
+  const bucket = `mixdown-t-${suffix}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${database}`;
+  return {
+    env: {
+      MIXDOWN_DATABASE_URL: url.toString(),
+      MIXDOWN_S3_ENDPOINT: TEST_S3.endpoint,
+      MIXDOWN_S3_BUCKET: bucket,
+      MIXDOWN_S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
+      MIXDOWN_S3_SECRET_ACCESS_KEY: TEST_S3.secretAccessKey,
+      MIXDOWN_SECRET: randomBytes(32).toString("hex"),
+    },
+    async teardown() {
+      const s3 = new S3Client({
+        endpoint: TEST_S3.endpoint,
+        region: "us-east-1",
+        forcePathStyle: true,
+        credentials: { accessKeyId: TEST_S3.accessKeyId, secretAccessKey: TEST_S3.secretAccessKey },
+      });
+      await new S3BlobStore(s3, bucket).deletePrefix("").catch(() => undefined);
+      await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+      await cleanup.end();
+    },
+  };
+}
