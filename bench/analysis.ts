@@ -15,7 +15,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-bench-analysis-"));
 try {
-  const spec = { ...(suiteSpecs()[5] as ReturnType<typeof suiteSpecs>[number]), durationSeconds: 180, sampleRate: 44100 };
+  const spec = {
+    ...(suiteSpecs()[5] as ReturnType<typeof suiteSpecs>[number]),
+    durationSeconds: 180,
+    sampleRate: 44100,
+  };
   const file = path.join(dir, "track.wav");
   fs.writeFileSync(file, encodeWav(generateTrack(spec)));
 
@@ -35,10 +39,16 @@ try {
   console.log(`3-minute 44.1 kHz stereo track (${spec.bpm} BPM, ${spec.meter}/4), ${RUNS} runs, medians:`);
   console.log(`  decode to 22.05 kHz mono (ffmpeg, the floor): ${decodeMs.toFixed(0)} ms`);
   console.log(`  analysis (tempo, beats, downbeats, chroma, chords, key): ${analysisMs.toFixed(0)} ms`);
-  console.log(`  real-time factor of the analysis: ${(analysisMs / 1000 / 180).toFixed(4)} (${(180_000 / analysisMs).toFixed(0)}× faster than real time)`);
+  console.log(
+    `  real-time factor of the analysis: ${(analysisMs / 1000 / 180).toFixed(4)} (${(180_000 / analysisMs).toFixed(0)}× faster than real time)`,
+  );
   console.log(`  goal: analysis < 1000 ms — ${analysisMs < 1000 ? "met" : "NOT met"}`);
-  console.log(`  result: ${result?.bpm} BPM, ${result?.key.name}, ${result?.beats.length} beats, ${result?.chords.length} chord spans`);
-  console.log(JSON.stringify({ bench: "analysis", decodeMs, analysisMs, realTimeFactor: analysisMs / 180_000, runs: RUNS }));
+  console.log(
+    `  result: ${result?.bpm} BPM, ${result?.key.name}, ${result?.beats.length} beats, ${result?.chords.length} chord spans`,
+  );
+  console.log(
+    JSON.stringify({ bench: "analysis", decodeMs, analysisMs, realTimeFactor: analysisMs / 180_000, runs: RUNS }),
+  );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+
+type Cleanup = () => void | Promise<void>;
+
+const cleanups: Cleanup[] = [];
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+/** Registers something to undo when the bench ends (run in reverse order, also on error or signal). */
+export function onCleanup(cleanup: Cleanup): void {
+  cleanups.push(cleanup);
+}
+
+let cleaning: Promise<void> | undefined;
+
+/** Runs the cleanups once, in reverse order; a second caller (signal during cleanup) waits for the same run. */
+function runCleanups(): Promise<void> {
+  cleaning ??= (async () => {
+    for (let cleanup = cleanups.pop(); cleanup; cleanup = cleanups.pop()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        console.error("cleanup failed:", error);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+// Last resort when the process exits by another path (process.exit, uncaught error): nothing is left behind.
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a bench; whatever it started is stopped and removed afterwards, also on failure or SIGINT/SIGTERM. */
+export function runBench(body: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) return; // a repeated signal (Ctrl-C reaches run-all and this process) must not cut cleanup short
+      stopping = true;
+      console.error(`\n${signal}: cleaning up`);
+      void runCleanups().finally(() => process.exit(128 + os.constants.signals[signal]));
+    });
+  }
+  body()
+    .catch((error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exitCode = 1;
+    })
+    .finally(runCleanups);
+}
+
+/** A new directory under BENCH_DIR (default: the OS temp dir), removed at cleanup. */
+export function makeTempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(process.env.BENCH_DIR || os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  onCleanup(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  });
+  return dir;
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface ServerProcess {
+  /** The pid of the spawned process (for Mixdown, the node process: bin/mixdown execs node). */
+  pid: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Environment for children: this very Node first on PATH (bin/mixdown runs `node`). */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`;
+  return { ...process.env, PATH, ...env };
+}
+
+/** Spawns a server and waits until GET readyUrl answers 2xx; it is stopped at cleanup. */
+export async function startServer(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<ServerProcess> {
+  const child = spawn(command, args, { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (alive()) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    children.delete(child);
+  };
+  onCleanup(stop);
+  for (let i = 0; i < 400; i++) {
+    if (!alive()) throw new Error(`${command} exited at start:\n${output}`);
+    try {
+      if ((await fetch(readyUrl)).ok) return { pid: child.pid as number, output: () => output, stop };
+    } catch {}
+    await delay(50);
+  }
+  throw new Error(`${command} did not answer ${readyUrl} within 20 s:\n${output}`);
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** An integer from the environment, or the fallback. */
+export function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+/** Prints rows as an aligned text table (first row = header). */
+export function printTable(rows: (string | number)[][]): void {
+  const cells = rows.map((row) => row.map(String));
+  const widths = cells[0]?.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0))) ?? [];
+  const line = (row: string[]) => row.map((cell, i) => cell.padStart(widths[i] ?? 0)).join("  ");
+  const [header = [], ...body] = cells;
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of body) console.log(line(row));
+}
+
+export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
