@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "./config.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
 import { WorkerPool, type WorkerPoolOptions } from "./jobs/worker-pool.ts";
+import { mediaBinaries } from "./media/binaries.ts";
 import { MODULES } from "./modules/index.ts";
 import { loadSecret } from "./secret.ts";
 import { ApplicationService } from "./services/applications.ts";
@@ -89,6 +90,7 @@ export async function createRuntime(config: Config) {
     /** Starts this process's workers (none when MIXDOWN_WORKERS=0). */
     startWorkers(log: FastifyBaseLogger, onJobEnded?: WorkerPoolOptions["onJobEnded"]) {
       if (config.workers === 0) return;
+      mediaBinaries(); // found once now, not on the event loop during the first job
       const scratchRoot = path.join(config.dataDir, "scratch");
       // Scratch left by processes that died mid-job (their jobs run again from the start); job
       // directories begin with their process id, so live processes sharing the data dir keep theirs.

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { lowerPriority } from "../media/run-tool.ts";
 import { MODULES } from "../modules/index.ts";
 import { serializeError } from "./thread-errors.ts";
 
@@ -16,6 +17,8 @@ const {
   outputDir: string;
   modelsDir: string;
 };
+// On Linux this lowers just this thread (and what it starts): heavy work yields to the API's event loop.
+lowerPriority(0);
 const module = MODULES.get(name);
 const controller = new AbortController();
 const fetchInput = () => Promise.reject(new Error("fetchInput is not available in a worker thread"));

@@ -24,7 +24,16 @@ function resolve(name: "ffmpeg" | "ffprobe"): string {
 
 let cache: { ffmpeg: string; ffprobe: string } | undefined;
 
+/**
+ * ffmpeg and ffprobe, found once per process: the first call records them in the environment, which
+ * worker threads share, so no thread probes the PATH again (a synchronous start of two processes).
+ */
 export function mediaBinaries(): { ffmpeg: string; ffprobe: string } {
-  cache ??= { ffmpeg: resolve("ffmpeg"), ffprobe: resolve("ffprobe") };
+  cache ??= {
+    ffmpeg: process.env.MIXDOWN_FFMPEG_PATH || resolve("ffmpeg"),
+    ffprobe: process.env.MIXDOWN_FFPROBE_PATH || resolve("ffprobe"),
+  };
+  process.env.MIXDOWN_FFMPEG_PATH = cache.ffmpeg;
+  process.env.MIXDOWN_FFPROBE_PATH = cache.ffprobe;
   return cache;
 }

@@ -3,7 +3,7 @@ import { JobFailure } from "../jobs/job-failure.ts";
 import { mediaBinaries } from "./binaries.ts";
 import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
 import { requireAudio } from "./probe.ts";
-import { ToolError } from "./run-tool.ts";
+import { lowerPriority, ToolError } from "./run-tool.ts";
 
 /** Planar float32 audio. */
 export interface Pcm {
@@ -36,6 +36,7 @@ export function decodePcm(
   );
   return new Promise((resolve, reject) => {
     const child = spawn(mediaBinaries().ffmpeg, args, { stdio: ["ignore", "pipe", "pipe"], signal });
+    lowerPriority(child.pid);
     const chunks: Buffer[] = [];
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -74,6 +75,7 @@ export function encodePcm(pcm: Pcm, file: string, format: AudioFormat, signal?: 
   args.push("-ac", String(count), "-i", "pipe:0", ...AUDIO_FORMATS[format].args, file);
   return new Promise((resolve, reject) => {
     const child = spawn(mediaBinaries().ffmpeg, args, { stdio: ["pipe", "ignore", "pipe"], signal });
+    lowerPriority(child.pid);
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-8192);

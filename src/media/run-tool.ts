@@ -1,4 +1,18 @@
 import { spawn } from "node:child_process";
+import os from "node:os";
+
+/** Media tools run below the API's priority, so a busy machine still answers requests first. */
+export const BACKGROUND_PRIORITY = 10;
+
+/** Lowers a child process's priority, or with 0 the calling thread's (Linux priorities are per thread). */
+export function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    os.setPriority(pid, BACKGROUND_PRIORITY);
+  } catch {
+    // Not permitted here: run at normal priority.
+  }
+}
 
 export class ToolError extends Error {
   readonly tool: string;
@@ -19,6 +33,7 @@ const MAX_CAPTURE = 1 << 20;
 export function runTool(binary: string, args: string[], signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"], signal });
+    lowerPriority(child.pid);
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {

@@ -21,7 +21,7 @@ export class ApplicationService {
     return this.store.listApplications();
   }
 
-  /** Keys already looked up, valid while the store's applications version stays the same. */
+  /** Keys already looked up (kept in memory only), valid while the store's applications version stays the same. */
   private readonly cache = new Map<string, Application | undefined>();
   private cacheVersion = "";
 
@@ -33,11 +33,10 @@ export class ApplicationService {
       this.cache.clear();
       this.cacheVersion = version;
     }
-    const hash = hashApiKey(apiKey);
-    if (this.cache.has(hash)) return this.cache.get(hash);
-    const app = await this.store.findApplicationByKeyHash(hash);
+    if (this.cache.has(apiKey)) return this.cache.get(apiKey);
+    const app = await this.store.findApplicationByKeyHash(hashApiKey(apiKey));
     if (this.cache.size >= 10_000) this.cache.clear();
-    this.cache.set(hash, app);
+    this.cache.set(apiKey, app);
     return app;
   }
 

@@ -143,14 +143,18 @@ export class SqlMetadataStore implements MetadataStore {
     return row && toJob(row);
   }
 
+  /** The hottest query (clients poll status): built and compiled once, run with fresh parameters. */
+  private readonly statusQuery = () =>
+    this.db.selectFrom("jobs").select("status").where("app_id", "=", "").where("id", "=", "").compile();
+  private compiledStatus: ReturnType<typeof this.statusQuery> | undefined;
+
   async getJobStatus(appId: string, id: string): Promise<JobStatus | undefined> {
-    const row = await this.db
-      .selectFrom("jobs")
-      .select("status")
-      .where("app_id", "=", appId)
-      .where("id", "=", id)
-      .executeTakeFirst();
-    return row?.status as JobStatus | undefined;
+    this.compiledStatus ??= this.statusQuery();
+    const { rows } = await this.db.executeQuery<{ status: string }>({
+      ...this.compiledStatus,
+      parameters: [appId, id],
+    });
+    return rows[0]?.status as JobStatus | undefined;
   }
 
   async listJobs(filter: JobFilter): Promise<Page<Job>> {

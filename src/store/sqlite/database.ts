@@ -61,9 +61,20 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; externalCha
   const db = new DatabaseSync(path.join(dataDir, "mixdown.sqlite"), { timeout: 10_000 });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   migrate(db);
+  // Read at most every 100 ms: another process's change (a key revoked by the CLI) shows within that.
   const dataVersion = db.prepare("PRAGMA data_version");
+  let version = "";
+  let readAt = 0;
+  const externalChanges = () => {
+    const now = performance.now();
+    if (now - readAt > 100) {
+      version = String((dataVersion.get() as { data_version: number }).data_version);
+      readAt = now;
+    }
+    return version;
+  };
   return {
     db: new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db) }) }),
-    externalChanges: () => String((dataVersion.get() as { data_version: number }).data_version),
+    externalChanges,
   };
 }
