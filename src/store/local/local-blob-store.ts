@@ -40,7 +40,7 @@ export class LocalBlobStore implements BlobStore {
     const partial = `${file}.part-${randomUUID()}`;
     const counter = byteLimit(info.maxBytes ?? Number.MAX_SAFE_INTEGER);
     try {
-      await pipeline(body, counter, fs.createWriteStream(partial));
+      await pipeline(body, counter, fs.createWriteStream(partial, { highWaterMark: 1 << 20 }));
       await fsp.writeFile(`${file}.meta.json`, JSON.stringify({ contentType: info.contentType }));
       await fsp.rename(partial, file);
     } catch (error) {
