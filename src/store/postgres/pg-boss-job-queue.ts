@@ -3,7 +3,7 @@ import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { JobError, JobResult, NewJob } from "../../domain.ts";
 import type { ClaimedJob, JobQueue } from "../job-queue.ts";
-import type { Database } from "../sql/schema.ts";
+import { type Database, newJobRow } from "../sql/schema.ts";
 
 export const QUEUE = "mixdown-jobs";
 
@@ -58,24 +58,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async enqueue(job: NewJob): Promise<void> {
     await this.transaction(async (client, adapter) => {
-      const insert = this.db
-        .insertInto("jobs")
-        .values({
-          id: job.id,
-          app_id: job.appId,
-          name: job.name,
-          batch_name: job.batchName,
-          metadata: JSON.stringify(job.metadata),
-          workflow: job.workflow,
-          params: JSON.stringify(job.params),
-          status: "QUEUED",
-          result: null,
-          error: null,
-          created_at: job.createdAt,
-          started_at: null,
-          completed_at: null,
-        })
-        .compile();
+      const insert = this.db.insertInto("jobs").values(newJobRow(job)).compile();
       await client.query(insert.sql, insert.parameters as unknown[]);
       for (const uploadId of job.inputUploadIds) {
         const input = this.db.insertInto("job_inputs").values({ job_id: job.id, upload_id: uploadId }).compile();

@@ -52,3 +52,31 @@ export interface Database {
     upload_id: string;
   };
 }
+
+/** The jobs row of a new job (queued). */
+export function newJobRow(job: {
+  id: string;
+  appId: string;
+  name: string;
+  batchName: string | null;
+  metadata: object;
+  workflow: string;
+  params: object;
+  createdAt: string;
+}): Database["jobs"] {
+  return {
+    id: job.id,
+    app_id: job.appId,
+    name: job.name,
+    batch_name: job.batchName,
+    metadata: JSON.stringify(job.metadata),
+    workflow: job.workflow,
+    params: JSON.stringify(job.params),
+    status: "QUEUED",
+    result: null,
+    error: null,
+    created_at: job.createdAt,
+    started_at: null,
+    completed_at: null,
+  };
+}

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { JobError, JobResult, NewJob } from "../../domain.ts";
 import type { ClaimedJob, JobQueue } from "../job-queue.ts";
-import type { Database } from "../sql/schema.ts";
+import { type Database, newJobRow } from "../sql/schema.ts";
 
 /** The embedded queue: a job_queue row per unfinished job, leased by the worker running it. */
 export class SqliteJobQueue implements JobQueue {
@@ -13,24 +13,7 @@ export class SqliteJobQueue implements JobQueue {
 
   async enqueue(job: NewJob): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto("jobs")
-        .values({
-          id: job.id,
-          app_id: job.appId,
-          name: job.name,
-          batch_name: job.batchName,
-          metadata: JSON.stringify(job.metadata),
-          workflow: job.workflow,
-          params: JSON.stringify(job.params),
-          status: "QUEUED",
-          result: null,
-          error: null,
-          created_at: job.createdAt,
-          started_at: null,
-          completed_at: null,
-        })
-        .execute();
+      await tx.insertInto("jobs").values(newJobRow(job)).execute();
       await tx
         .insertInto("job_queue")
         .values({ job_id: job.id, app_id: job.appId, attempts: 0, lease_owner: null, lease_expires_at: null })
