@@ -22,7 +22,7 @@ const track = encodeWav(
   generateTrack({ ...(suiteSpecs()[3] as ReturnType<typeof suiteSpecs>[number]), durationSeconds: 30 }),
 );
 
-/** Seconds for JOBS CPU-bound jobs (beats and chords of a 30 s track) on a deployment with `workers` workers. */
+/** Seconds for JOBS CPU-bound jobs (beats and chords of a 90 s track) on a deployment with `workers` workers. */
 async function throughput(workers: number): Promise<{ seconds: number; jobsPerSecond: number }> {
   const server = await Mixdown.start({ MIXDOWN_LOG_LEVEL: "silent" }, { backend: "distributed", workers });
   try {
@@ -70,7 +70,7 @@ const one = await throughput(1);
 const two = await throughput(2);
 const ratio = two.jobsPerSecond / one.jobsPerSecond;
 const status = await statusLoad();
-console.log(`CPU-bound jobs (beats and chords of a 30 s track), ${JOBS} per round:`);
+console.log(`CPU-bound jobs (beats and chords of a 90 s track), ${JOBS} per round:`);
 console.log(`  1 worker process : ${one.seconds.toFixed(1)} s, ${one.jobsPerSecond.toFixed(2)} jobs/s`);
 console.log(`  2 worker processes: ${two.seconds.toFixed(1)} s, ${two.jobsPerSecond.toFixed(2)} jobs/s`);
 console.log(`  ratio 2/1: ${ratio.toFixed(2)} (goal >= 1.8: ${ratio >= 1.8 ? "met" : "NOT met"})`);
