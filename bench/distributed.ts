@@ -19,7 +19,7 @@ if (distributedUnavailable) {
 }
 
 const track = encodeWav(
-  generateTrack({ ...(suiteSpecs()[3] as ReturnType<typeof suiteSpecs>[number]), durationSeconds: 30 }),
+  generateTrack({ ...(suiteSpecs()[3] as ReturnType<typeof suiteSpecs>[number]), durationSeconds: 90 }),
 );
 
 /** Seconds for JOBS CPU-bound jobs (beats and chords of a 90 s track) on a deployment with `workers` workers. */

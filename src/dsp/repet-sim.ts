@@ -132,29 +132,29 @@ export function repeatingMask(
     const row = t * bins;
     for (let k = 0; k < bins; k++) {
       const v = magnitude[row + k] as number;
-      // The mask is min(1, median / v): when half the values or more are ≥ v the median is too, and the mask
-      // is 1 without sorting. Otherwise the median is among the values below v, and only those are sorted.
+      // The mask is min(1, median / v), and the median (the upper one for an even count: the value of rank
+      // `middle` from 0) is below v only when more than `middle` values are: otherwise the mask is 1, found by
+      // counting alone. Else the `middle + 1` smallest values are kept sorted, and the largest of them is it.
       let below = 0;
-      for (let i = 0; i < count; i++) {
-        const value = magnitude[(rows[i] as number) + k] as number;
-        if (value < v) {
-          let j = below - 1;
-          while (j >= 0 && (values[j] as number) > value) {
-            values[j + 1] = values[j] as number;
-            j--;
-          }
-          values[j + 1] = value;
-          below++;
-        }
-      }
-      // values[0..below) holds, sorted, every value below v; the median (the upper one for an even count) is
-      // values[middle], below v exactly when more than `middle` values are.
+      // +(a < b) compiles branch-free: these comparisons are coin flips to a branch predictor.
+      for (let i = 0; i < count; i++) below += +((magnitude[(rows[i] as number) + k] as number) < v);
       if (below <= middle) {
         mask[row + k] = 1;
         continue;
       }
-      const model = values[middle] as number;
-      mask[row + k] = model / v;
+      let kept = 0;
+      for (let i = 0; i < count; i++) {
+        const value = magnitude[(rows[i] as number) + k] as number;
+        if (kept > middle && value >= (values[middle] as number)) continue;
+        let j = Math.min(kept, middle) - 1;
+        while (j >= 0 && (values[j] as number) > value) {
+          values[j + 1] = values[j] as number;
+          j--;
+        }
+        values[j + 1] = value;
+        if (kept <= middle) kept++;
+      }
+      mask[row + k] = (values[middle] as number) / v;
     }
   }
   return mask;
