@@ -38,7 +38,10 @@ export function logBandEdges(
   return Int32Array.from(edges.filter((e) => e < bins));
 }
 
-/** Log-compressed band magnitudes of each frame, scaled to unit length (so dot products are cosines). */
+/**
+ * Cube-root-compressed band magnitudes of each frame, scaled to unit length (so dot products are cosines); the
+ * compression keeps sustained loud notes from outweighing the drums and quieter parts in the comparison.
+ */
 function frameFeatures(magnitude: Float32Array, frames: number, bins: number, edges: Int32Array): Float32Array {
   const bands = edges.length - 1;
   const features = new Float32Array(frames * bands);
@@ -47,7 +50,7 @@ function frameFeatures(magnitude: Float32Array, frames: number, bins: number, ed
     for (let b = 0; b < bands; b++) {
       let sum = 0;
       for (let k = edges[b] as number; k < (edges[b + 1] as number); k++) sum += magnitude[t * bins + k] as number;
-      const value = Math.sqrt(sum);
+      const value = Math.cbrt(sum);
       features[t * bands + b] = value;
       norm += value * value;
     }

@@ -131,7 +131,7 @@ export async function separateWithModel(
         try {
           const outputs = await session.run({ [inputName]: tensor });
           const output = outputs[outputName];
-          if (!output || output.type !== "float32" || output.data.length !== data.length) {
+          if (output?.type !== "float32" || output.data.length !== data.length) {
             throw new Error(`output ${outputName} is not a float32 tensor of the input's shape`);
           }
           result = output.data as Float32Array;

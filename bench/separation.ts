@@ -1,0 +1,85 @@
+/**
+ * Stem separation speed: HPSS drums and REPET-SIM vocals of a 3-minute 44.1 kHz stereo track, each against the
+ * floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same track (same sizes),
+ * measured side by side in one run. Decoding and encoding (ffmpeg) are left out of all three.
+ * Goal: HPSS ≤ 3× the floor. Run: node bench/separation.ts
+ */
+import { istft, stft } from "../src/dsp/spectrogram.ts";
+import { drumsByHpss } from "../src/modules/stems-drums/index.ts";
+import { analysisSize } from "../src/modules/stems-shared/masked-stem.ts";
+import { vocalsByRepetSim } from "../src/modules/stems-vocals/index.ts";
+import { drumsAndHarmony, type Stereo, sum } from "../test/separation/signals.ts";
+
+const SAMPLE_RATE = 44100;
+const SECONDS = 180;
+const RUNS = 3;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/** A sung-like line, centred: harmonic tones with 5.5 Hz vibrato, two-second notes with breaths between. */
+function vibratoVoice(length: number): Stereo {
+  const out = new Float32Array(length);
+  const notes = [220, 247, 262, 294, 330, 294, 262, 247];
+  let phase = 0;
+  for (let i = 0; i < length; i++) {
+    const t = i / SAMPLE_RATE;
+    const note = Math.floor(t / 2);
+    const within = t - note * 2;
+    if (within > 1.7) continue;
+    const frequency = (notes[note % notes.length] as number) * (1 + 0.01 * Math.sin(2 * Math.PI * 5.5 * t));
+    phase += (2 * Math.PI * frequency) / SAMPLE_RATE;
+    let value = 0;
+    for (let h = 1; h <= 8; h++) value += Math.sin(h * phase) / h;
+    out[i] = 0.12 * value * Math.min(1, within / 0.05, (1.7 - within) / 0.05);
+  }
+  return [out, out.slice()];
+}
+
+const { drums, harmony } = drumsAndHarmony(SECONDS, SAMPLE_RATE, 1);
+const mix = sum(drums, harmony, vibratoVoice(drums[0].length));
+const pcm = { sampleRate: SAMPLE_RATE, channels: mix };
+const { fftSize, hop } = analysisSize(SAMPLE_RATE);
+
+/** Both stems, as the modules make them: the target by masking, the rest as the input minus it. */
+const withComplement = (target: Float32Array[]) =>
+  target.map((stem, c) => (mix[c] as Float32Array).map((v, i) => v - (stem[i] as number)));
+
+const floorTimes: number[] = [];
+const hpssTimes: number[] = [];
+const vocalTimes: number[] = [];
+const time = (fn: () => unknown) => {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+};
+for (let run = 0; run < RUNS; run++) {
+  floorTimes.push(time(() => mix.map((channel) => istft(stft(channel, fftSize, hop)))));
+  hpssTimes.push(time(() => withComplement(drumsByHpss(pcm))));
+  vocalTimes.push(time(() => withComplement(vocalsByRepetSim(pcm))));
+}
+const floorMs = median(floorTimes);
+const hpssMs = median(hpssTimes);
+const vocalsMs = median(vocalTimes);
+const rows = [
+  ["STFT + inverse STFT (floor)", floorMs],
+  ["drums: HPSS", hpssMs],
+  ["vocals: REPET-SIM + centre", vocalsMs],
+] as const;
+console.log(`3-minute 44.1 kHz stereo track, STFT ${fftSize}/${hop}, ${RUNS} runs, medians (decoding excluded):`);
+console.log(`  ${"".padEnd(30)} ${"ms".padStart(8)} ${"× floor".padStart(8)} ${"× real time".padStart(12)}`);
+for (const [name, ms] of rows) {
+  console.log(
+    `  ${name.padEnd(30)} ${ms.toFixed(0).padStart(8)} ${(ms / floorMs).toFixed(2).padStart(8)} ${(ms / 1000 / SECONDS).toFixed(4).padStart(12)}`,
+  );
+}
+console.log(`  goal: HPSS ≤ 3× the floor — ${hpssMs / floorMs <= 3 ? "met" : "NOT met"}`);
+console.log(
+  JSON.stringify({
+    bench: "separation",
+    floorMs,
+    hpssMs,
+    vocalsMs,
+    hpssRatio: hpssMs / floorMs,
+    vocalsRatio: vocalsMs / floorMs,
+    runs: RUNS,
+  }),
+);

@@ -1,0 +1,80 @@
+/**
+ * Tiny ONNX separation models written byte by byte (onnx-proto's protobuf classes), so the ONNX path runs a
+ * real model through onnxruntime with outputs the tests can predict exactly.
+ */
+import onnxProto from "onnx-proto";
+
+const { onnx } = onnxProto;
+
+export interface Initializer {
+  name: string;
+  dims: number[];
+  values: number[];
+}
+
+export interface ModelGraph {
+  /** Shape of the input "spectrogram" and of the output "stem"; strings are symbolic axes. */
+  shape: (number | string)[];
+  nodes: { op: string; inputs: string[]; output: string }[];
+  initializers: Initializer[];
+  metadata?: Record<string, string>;
+}
+
+const tensorType = (shape: (number | string)[]) => ({
+  tensorType: {
+    elemType: onnx.TensorProto.DataType.FLOAT,
+    shape: { dim: shape.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })) },
+  },
+});
+
+export function onnxModel(graph: ModelGraph): Uint8Array {
+  const model = onnx.ModelProto.create({
+    irVersion: 7,
+    producerName: "mixdown-tests",
+    opsetImport: [{ domain: "", version: 13 }],
+    metadataProps: Object.entries(graph.metadata ?? {}).map(([key, value]) => ({ key, value })),
+    graph: {
+      name: "separation",
+      node: graph.nodes.map((n, i) => ({ name: `n${i}`, opType: n.op, input: n.inputs, output: [n.output] })),
+      initializer: graph.initializers.map((init) => ({
+        name: init.name,
+        dims: init.dims,
+        dataType: onnx.TensorProto.DataType.FLOAT,
+        floatData: init.values,
+      })),
+      input: [{ name: "spectrogram", type: tensorType(graph.shape) }],
+      output: [{ name: "stem", type: tensorType(graph.shape) }],
+    },
+  });
+  return onnx.ModelProto.encode(model).finish();
+}
+
+/** stem = gain · spectrogram. */
+export const scaleModel = (shape: (number | string)[], gain: number, metadata?: Record<string, string>) =>
+  onnxModel({
+    shape,
+    nodes: [{ op: "Mul", inputs: ["spectrogram", "gain"], output: "stem" }],
+    initializers: [{ name: "gain", dims: [], values: [gain] }],
+    ...(metadata ? { metadata } : {}),
+  });
+
+/** stem = sigmoid(weight[bin] · spectrogram + bias): a soft gate on level, per-bin weights. */
+export const gateModel = (
+  shape: (number | string)[],
+  weights: number[],
+  bias: number,
+  metadata?: Record<string, string>,
+) =>
+  onnxModel({
+    shape,
+    nodes: [
+      { op: "Mul", inputs: ["spectrogram", "weight"], output: "weighted" },
+      { op: "Add", inputs: ["weighted", "bias"], output: "biased" },
+      { op: "Sigmoid", inputs: ["biased"], output: "stem" },
+    ],
+    initializers: [
+      { name: "weight", dims: [1, 1, weights.length, 1], values: weights },
+      { name: "bias", dims: [], values: [bias] },
+    ],
+    ...(metadata ? { metadata } : {}),
+  });

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { decodeFloat, probe } from "../helpers/media.ts";
+import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { sdr } from "../helpers/sdr.ts";
+import { accompanimentLoop, drumsAndHarmony, sum } from "./signals.ts";
+import { espeakVoice } from "./voice.ts";
+import { wav16 } from "./wav.ts";
+
+/** 16-bit output: each stem is within half a step of its exact value, so their sum within ~1 step of the input. */
+const STEP = 1 / 32767;
+
+describe("stem separation workflows over HTTP", () => {
+  let server: Mixdown;
+  let app: AppInfo;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-stems-"));
+
+  before(async () => {
+    server = await Mixdown.start();
+    app = await server.createApp();
+  });
+  after(async () => {
+    await server.dispose();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    assertNoneRunning();
+  });
+
+  const upload = async (name: string, bytes: Buffer) => {
+    fs.writeFileSync(path.join(tmp, name), bytes);
+    return server.upload(app.apiKey, bytes, "audio/wav");
+  };
+  const run = async (workflow: string, params: Record<string, unknown>) => {
+    const job = await server.waitForJob(app.apiKey, await server.createJob(app.apiKey, workflow, params), 120_000);
+    assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
+    return job;
+  };
+  const download = async (url: string, name: string) => {
+    const response = await fetch(url);
+    assert.equal(response.status, 200);
+    const file = path.join(tmp, name);
+    fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+    return file;
+  };
+  /** Checks both stems have the input's rate, channels and length and add up to it; returns them decoded. */
+  const checkStems = async (input: string, files: [string, string], rate: number, channels: number) => {
+    const original = await decodeFloat(input, channels);
+    const stems = [];
+    for (const file of files) {
+      const { streams } = await probe(file);
+      assert.equal(streams[0]?.sample_rate, String(rate), file);
+      assert.equal(streams[0]?.channels, channels, file);
+      const decoded = await decodeFloat(file, channels);
+      assert.equal(decoded[0]?.length, original[0]?.length, `${file}: length`);
+      stems.push(decoded);
+    }
+    const [a, b] = stems as [Float32Array[], Float32Array[]];
+    let error = 0;
+    for (let c = 0; c < channels; c++) {
+      for (let i = 0; i < (original[c]?.length ?? 0); i++) {
+        const sum = (a[c]?.[i] as number) + (b[c]?.[i] as number);
+        error = Math.max(error, Math.abs(sum - (original[c]?.[i] as number)));
+      }
+    }
+    assert.ok(error <= 2.5 * STEP, `stems add up to the input within ${error / STEP} steps`);
+    return { a, b };
+  };
+
+  test("mixdown/stems-drums: {drums, other, method}, same rate, channels and length, adding up to the input", async () => {
+    const { drums, harmony } = drumsAndHarmony(8, 44100, 21);
+    const mix = sum(drums, harmony);
+    const url = await upload("drums-mix.wav", wav16(mix, 44100));
+    const job = await run("mixdown/stems-drums", { inputUrl: url });
+    assert.deepEqual(Object.keys(job.result).sort(), ["drums", "method", "other"]);
+    assert.equal(job.result.method, "hpss");
+    const files: [string, string] = [
+      await download(job.result.drums, "drums.wav"),
+      await download(job.result.other, "other.wav"),
+    ];
+    const { a: drumStem, b: otherStem } = await checkStems(path.join(tmp, "drums-mix.wav"), files, 44100, 2);
+    // And it separated: each stem is closer to its source than the mixture is.
+    assert.ok(sdr(drumStem, drums) > sdr(mix, drums) + 6, `drums SDR ${sdr(drumStem, drums)}`);
+    assert.ok(sdr(otherStem, harmony) > sdr(mix, harmony) + 3, `other SDR ${sdr(otherStem, harmony)}`);
+  });
+
+  test("mixdown/stems-drums keeps a mono 22.05 kHz input mono at 22.05 kHz, in the asked format", async () => {
+    const { drums, harmony } = drumsAndHarmony(5, 22050, 22);
+    const mixed = sum(drums, harmony);
+    const mono = [mixed[0].map((v, i) => (v + (mixed[1][i] as number)) / 2)];
+    const url = await upload("mono.wav", wav16(mono, 22050));
+    const job = await run("mixdown/stems-drums", { inputUrl: url, format: "flac" });
+    const files: [string, string] = [
+      await download(job.result.drums, "drums.flac"),
+      await download(job.result.other, "other.flac"),
+    ];
+    assert.equal((await probe(files[0])).streams[0]?.codec_name, "flac");
+    await checkStems(path.join(tmp, "mono.wav"), files, 22050, 1);
+  });
+
+  test("mixdown/stems-vocals-accompaniment: {vocals, accompaniments, method}, adding up to the input", async () => {
+    const voice = await espeakVoice(16, 44100, 1.2);
+    const accompaniment = accompanimentLoop(16, 44100, 23);
+    const mix = sum(voice, accompaniment);
+    const url = await upload("song.wav", wav16(mix, 44100));
+    const job = await run("mixdown/stems-vocals-accompaniment", { inputUrl: url });
+    assert.deepEqual(Object.keys(job.result).sort(), ["accompaniments", "method", "vocals"]);
+    assert.equal(job.result.method, "repet-sim");
+    const files: [string, string] = [
+      await download(job.result.vocals, "vocals.wav"),
+      await download(job.result.accompaniments, "accompaniments.wav"),
+    ];
+    const { a: vocals, b: rest } = await checkStems(path.join(tmp, "song.wav"), files, 44100, 2);
+    assert.ok(sdr(vocals, voice) > sdr(mix, voice) + 3, `vocals SDR ${sdr(vocals, voice)}`);
+    assert.ok(sdr(rest, accompaniment) > sdr(mix, accompaniment) + 3, `accompaniments SDR ${sdr(rest, accompaniment)}`);
+  });
+
+  test('method "model" without the model file fails as bad input, naming the file', async () => {
+    const url = await upload("short.wav", wav16(sum(drumsAndHarmony(1, 44100, 1).drums), 44100));
+    const id = await server.createJob(app.apiKey, "mixdown/stems-vocals-accompaniment", {
+      inputUrl: url,
+      method: "model",
+      model: "missing.onnx",
+    });
+    const job = await server.waitForJob(app.apiKey, id);
+    assert.equal(job.status, "FAILED");
+    assert.equal(job.error.code, "BAD_INPUT");
+    assert.match(job.error.message, /missing\.onnx/);
+  });
+
+  test("a model name that is not a plain .onnx file name is refused at job creation", async () => {
+    const response = await server.api("POST", "/v1/job", {
+      key: app.apiKey,
+      body: {
+        name: "escape",
+        workflow: "mixdown/stems-drums",
+        params: { inputUrl: "http://example.com/a.wav", model: "../secrets.onnx" },
+      },
+    });
+    assert.equal(response.status, 422, JSON.stringify(response.body));
+    assert.equal(response.body.code, "INVALID_WORKFLOW_PARAMS");
+    assert.equal(response.body.details[0].field, "params.model");
+  });
+});
