@@ -1,9 +1,12 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { lowerPriority } from "../media/run-tool.ts";
-import { MODULES } from "../modules/index.ts";
 import { serializeError } from "./thread-errors.ts";
+import type { Module } from "./types.ts";
 
-/** Worker-thread entry: runs one heavy module with the inputs it was given and posts its outputs back. */
+/**
+ * Worker-thread entry: runs one heavy module with the inputs it was given and posts its outputs back.
+ * Only that module is imported (modules live in src/modules/<name>/index.ts), so a thread starts quickly.
+ */
 const {
   module: name,
   params,
@@ -19,15 +22,20 @@ const {
 };
 // On Linux this lowers just this thread (and what it starts): heavy work yields to the API's event loop.
 lowerPriority(0);
-const module = MODULES.get(name);
 const controller = new AbortController();
 const fetchInput = () => Promise.reject(new Error("fetchInput is not available in a worker thread"));
 
-if (!module) {
-  parentPort?.postMessage({ ok: false, error: { message: `unknown module ${name}` } });
-} else {
-  module.run({ params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput }).then(
+async function load(): Promise<Module> {
+  if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`invalid module name ${name}`);
+  const exports = (await import(`../modules/${name}/index.ts`)) as Record<string, unknown>;
+  const module = Object.values(exports).find((value) => (value as Module | undefined)?.name === name);
+  if (!module) throw new Error(`src/modules/${name}/index.ts exports no module named ${name}`);
+  return module as Module;
+}
+
+load()
+  .then((module) => module.run({ params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput }))
+  .then(
     (outputs) => parentPort?.postMessage({ ok: true, outputs }),
     (error: unknown) => parentPort?.postMessage({ ok: false, error: serializeError(error) }),
   );
-}
