@@ -1,3 +1,5 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -23,6 +25,16 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Set when blobs live in an S3-compatible store (distributed mode). */
   s3: S3Config | undefined;
+  /** Set when MIXDOWN_TLS_CERT and MIXDOWN_TLS_KEY are: the server speaks HTTPS only. */
+  tls: TlsConfig | undefined;
+}
+
+export interface TlsConfig {
+  certFile: string;
+  keyFile: string;
+  /** PEM contents, read and checked at start. */
+  cert: string;
+  key: string;
 }
 
 export interface S3Config {
@@ -91,6 +103,44 @@ function s3Config(env: Env): S3Config | undefined {
   };
 }
 
+function readPem(name: string, file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+}
+
+function tlsConfig(env: Env): TlsConfig | undefined {
+  const certFile = env.MIXDOWN_TLS_CERT?.trim() || undefined;
+  const keyFile = env.MIXDOWN_TLS_KEY?.trim() || undefined;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) {
+    throw new ConfigError("MIXDOWN_TLS_CERT and MIXDOWN_TLS_KEY go together (PEM files; see `mixdown dev-cert`)");
+  }
+  const cert = readPem("MIXDOWN_TLS_CERT", path.resolve(certFile));
+  const key = readPem("MIXDOWN_TLS_KEY", path.resolve(keyFile));
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError(`MIXDOWN_TLS_CERT: ${certFile} is not a PEM certificate`);
+  }
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError(`MIXDOWN_TLS_KEY: ${keyFile} is not a PEM private key (an encrypted key is not supported)`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) {
+    throw new ConfigError(`MIXDOWN_TLS_KEY: ${keyFile} is not the private key of the certificate ${certFile}`);
+  }
+  if (Date.parse(x509.validTo) < Date.now()) {
+    throw new ConfigError(`MIXDOWN_TLS_CERT: ${certFile} expired on ${x509.validTo}`);
+  }
+  return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile), cert, key };
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Reads and validates the whole configuration; throws ConfigError with a message naming the variable. */
@@ -110,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`MIXDOWN_DATABASE_URL must be a postgres:// URL, got "${databaseUrl}"`);
   }
+  const tls = tlsConfig(env);
   return {
     port,
     host,
@@ -118,7 +169,10 @@ export function loadConfig(env: Env = process.env): Config {
     s3: s3Config(env),
     workflowsDir: path.resolve(env.MIXDOWN_WORKFLOWS_DIR?.trim() || path.join(dataDir, "workflows")),
     modelsDir: path.resolve(env.MIXDOWN_MODELS_DIR?.trim() || path.join(dataDir, "models")),
-    publicUrl: url("MIXDOWN_PUBLIC_URL", env.MIXDOWN_PUBLIC_URL?.trim() || `http://localhost:${port}`),
+    publicUrl: url(
+      "MIXDOWN_PUBLIC_URL",
+      env.MIXDOWN_PUBLIC_URL?.trim() || `${tls ? "https" : "http"}://localhost:${port}`,
+    ),
     fetchTimeoutMs: integer(env, "MIXDOWN_FETCH_TIMEOUT_MS", 30_000, 100),
     allowPrivateUrls: boolean(env, "MIXDOWN_ALLOW_PRIVATE_URLS", false),
     maxUploadBytes: integer(env, "MIXDOWN_MAX_UPLOAD_BYTES", 2 * 1024 ** 3, 1),
@@ -129,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: integer(env, "MIXDOWN_SHUTDOWN_GRACE_MS", 30_000, 0),
     logLevel,
     secret,
+    tls,
   };
 }
 
@@ -140,7 +195,11 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_WORKFLOWS_DIR       custom workflow definitions, .json/.yaml (default $MIXDOWN_DATA_DIR/workflows)
   MIXDOWN_MODELS_DIR          operator-supplied model files: ONNX separation models, whisper ggml models
                               (default $MIXDOWN_DATA_DIR/models)
-  MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT)
+  MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT, or
+                              https://localhost:$PORT with TLS)
+  MIXDOWN_TLS_CERT            PEM certificate (chain) file: serve HTTPS instead of HTTP (with MIXDOWN_TLS_KEY;
+                              \`mixdown dev-cert\` makes a self-signed pair for local use)
+  MIXDOWN_TLS_KEY             PEM private key file of that certificate
   MIXDOWN_FETCH_TIMEOUT_MS    input download: max wait for a connection, a response or the next bytes (default 30000)
   MIXDOWN_ALLOW_PRIVATE_URLS  allow inputs on loopback/private/internal addresses (default false)
   MIXDOWN_MAX_UPLOAD_BYTES    largest upload or input download (default 2147483648)

@@ -32,7 +32,10 @@ function validators() {
 
 export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<FastifyInstance> {
   const { config } = runtime;
+  // With TLS configured the one listener speaks HTTPS only (API, uploads and downloads alike).
+  const https = config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {};
   const app = Fastify({
+    ...https,
     logger: { level: config.logLevel, redact: ["req.headers.authorization"] },
     genReqId: (request) => {
       const given = request.headers["x-request-id"];

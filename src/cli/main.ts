@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { CONFIG_HELP, ConfigError, loadConfig } from "../config.ts";
 import { appCommand, UsageError } from "./app-commands.ts";
+import { CLIENT_COMMANDS, clientCommand } from "./client-commands.ts";
+import { DEV_CERT_HELP, DevCertError, devCertCommand } from "./dev-cert.ts";
 import { ROLES, type Role, serve } from "./serve.ts";
 import { workflowCommand } from "./workflow-commands.ts";
 
@@ -17,6 +19,14 @@ Commands:
   workflow add FILE           validate and install a custom workflow
   workflow list               list built-in and custom workflows
   workflow remove SLUG        remove a custom workflow
+  dev-cert [--out DIR]        write a self-signed TLS certificate and key for local HTTPS
+
+Client commands (talk to a running server; MIXDOWN_URL, MIXDOWN_API_KEY or --url, --api-key):
+  run WORKFLOW FILE_OR_URL    upload, run a job, show its status, download its results
+      [--param K=V]… [--out DIR]
+  jobs list|get|delete|wait   list, show, delete or wait for jobs
+  workflows list|show SLUG    list workflows, show one's params and outputs
+  upload FILE                 upload a file and print its download URL
 
 Run "mixdown <command> --help" for details.`,
   serve: `Usage: mixdown serve [--role all|api|worker]
@@ -51,9 +61,42 @@ Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
 A definition: {slug, name, description, inputSchema, steps: [{id, module, params, inputs}], outputs}.
 Inputs and params reference job params as "$params.NAME" and step outputs as "$steps.STEP.OUTPUT".
 The "mixdown/" slug prefix is reserved for built-in workflows.`,
+  "dev-cert": DEV_CERT_HELP,
+  ...Object.fromEntries(Object.entries(CLIENT_COMMANDS).map(([name, command]) => [name, command.help])),
 };
 
+/** `mixdown dev-cert`: needs no configuration (the TLS variables may point at the files it is about to write). */
+function devCert(argv: string[]): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      out: { type: "string" },
+      host: { type: "string", multiple: true, default: [] },
+      days: { type: "string", default: "365" },
+      force: { type: "boolean", default: false },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${DEV_CERT_HELP}\n`);
+    return 0;
+  }
+  if (!/^\d+$/.test(values.days) || Number(values.days) < 1) throw new UsageError(`--days must be a whole number ≥ 1`);
+  devCertCommand({
+    out: values.out,
+    hosts: values.host,
+    days: Number(values.days),
+    force: values.force,
+    json: values.json,
+  });
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first !== undefined && first in CLIENT_COMMANDS) return clientCommand(first, rest);
+  if (first === "dev-cert") return devCert(rest);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -98,6 +141,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof ConfigError) {
       process.stderr.write(`mixdown: configuration error: ${error.message}\n`);
       process.exit(2);
+    }
+    if (error instanceof DevCertError) {
+      process.stderr.write(`mixdown: ${error.message}\n`);
+      process.exit(1);
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       process.stderr.write(`mixdown: ${(error as Error).message}\nRun "mixdown --help" for usage.\n`);

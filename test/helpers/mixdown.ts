@@ -110,7 +110,7 @@ export class Mixdown {
     this.backend = backend;
     this.dataDir = dataDir;
     this.port = port;
-    this.url = `http://127.0.0.1:${port}`;
+    this.url = `${env.MIXDOWN_TLS_CERT ? "https" : "http"}://127.0.0.1:${port}`;
     this.env = env;
     this.apiNode = new NodeProcess(backend === "embedded" ? "all" : "api");
     this.workerCount = workerCount;
@@ -133,7 +133,7 @@ export class Mixdown {
       {
         MIXDOWN_DATA_DIR: dataDir,
         PORT: String(port),
-        MIXDOWN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        MIXDOWN_PUBLIC_URL: `${env.MIXDOWN_TLS_CERT ? "https" : "http"}://127.0.0.1:${port}`,
         MIXDOWN_LOG_LEVEL: "warn",
         MIXDOWN_WORKERS: backend === "embedded" ? "2" : "1",
         ...provisioned.env,

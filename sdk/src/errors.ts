@@ -1,0 +1,74 @@
+/** Detail of a validation error, as Mixdown sends it. */
+export interface ErrorDetail {
+  field?: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+/**
+ * An error answered by the service (`status` is the HTTP status, `code` its error code), or a request that
+ * got no answer (`status` 0, `code` "NETWORK_ERROR", the cause attached).
+ */
+export class MixdownError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ErrorDetail[] | undefined;
+  /** The server's request id (X-Request-Id), to find the request in its logs. */
+  readonly requestId: string | undefined;
+
+  constructor(
+    message: string,
+    options: { status: number; code: string; details?: ErrorDetail[]; requestId?: string; cause?: unknown },
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "MixdownError";
+    this.status = options.status;
+    this.code = options.code;
+    this.details = options.details;
+    this.requestId = options.requestId;
+  }
+}
+
+/** waitForJobCompletion gave up: the job had not finished within `timeoutMs`. */
+export class JobTimeoutError extends Error {
+  readonly jobId: string;
+  readonly lastStatus: string | undefined;
+
+  constructor(jobId: string, timeoutMs: number, lastStatus: string | undefined) {
+    super(`job ${jobId} did not finish within ${timeoutMs} ms (last status: ${lastStatus ?? "unknown"})`);
+    this.name = "JobTimeoutError";
+    this.jobId = jobId;
+    this.lastStatus = lastStatus;
+  }
+}
+
+/** Builds the error for a non-2xx response, from a JSON body `{code, message, details}` when there is one. */
+export async function errorFromResponse(response: Response, what: string): Promise<MixdownError> {
+  const text = await response.text().catch(() => "");
+  let body: { code?: unknown; message?: unknown; details?: unknown } | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === "object") body = parsed as typeof body;
+  } catch {}
+  const code = typeof body?.code === "string" ? body.code : `HTTP_${response.status}`;
+  const message =
+    typeof body?.message === "string" && body.message
+      ? body.message
+      : `${what} failed: HTTP ${response.status} ${response.statusText}${text && !body ? `: ${text.slice(0, 200)}` : ""}`;
+  return new MixdownError(message, {
+    status: response.status,
+    code,
+    details: Array.isArray(body?.details) ? (body.details as ErrorDetail[]) : undefined,
+    requestId: response.headers.get("x-request-id") ?? undefined,
+  });
+}
+
+export function networkError(error: unknown, what: string): MixdownError {
+  if (error instanceof MixdownError) return error;
+  const reason = (error as { cause?: { message?: string } })?.cause?.message ?? (error as Error)?.message;
+  return new MixdownError(`${what} failed: ${reason ?? String(error)}`, {
+    status: 0,
+    code: "NETWORK_ERROR",
+    cause: error,
+  });
+}

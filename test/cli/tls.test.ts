@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { assertNoneRunning, MIXDOWN_BIN } from "../helpers/mixdown.ts";
+import { startTlsMixdown, testCertificate } from "../helpers/tls.ts";
+
+const execFileAsync = promisify(execFile);
+
+async function mixdown(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await execFileAsync(MIXDOWN_BIN, args, {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+describe("TLS: mixdown dev-cert and MIXDOWN_TLS_CERT / MIXDOWN_TLS_KEY", () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-tls-test-"));
+  after(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    assertNoneRunning();
+  });
+
+  test("dev-cert writes a certificate for localhost, 127.0.0.1, ::1 and extra hosts, and a private key only the owner reads", async () => {
+    const out = path.join(tmp, "certs");
+    const r = await mixdown(["dev-cert", "--out", out, "--host", "mixdown.test", "--host", "10.1.2.3", "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.cert, path.join(out, "cert.pem"));
+    const cert = new X509Certificate(fs.readFileSync(report.cert));
+    for (const host of ["localhost", "mixdown.test"]) assert.equal(cert.checkHost(host), host);
+    for (const ip of ["127.0.0.1", "::1", "10.1.2.3"]) assert.ok(cert.checkIP(ip), ip);
+    assert.equal(cert.checkHost("example.com"), undefined);
+    assert.ok(cert.verify(cert.publicKey), "self-signed");
+    const days = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
+    assert.ok(days > 364 && days < 366, `${days} days`);
+    assert.equal(fs.statSync(report.key).mode & 0o777, 0o600);
+
+    const again = await mixdown(["dev-cert", "--out", out]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /exists \(use --force/);
+    assert.equal((await mixdown(["dev-cert", "--out", out, "--force", "--days", "30"])).code, 0);
+    assert.notEqual(new X509Certificate(fs.readFileSync(report.cert)).serialNumber, cert.serialNumber);
+  });
+
+  test("bad TLS settings stop the server with a message naming the variable", async () => {
+    const { certFile, keyFile, dir } = testCertificate();
+    const other = testCertificate();
+    const garbage = path.join(tmp, "garbage.pem");
+    fs.writeFileSync(garbage, "not a certificate");
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ MIXDOWN_TLS_CERT: certFile }, /MIXDOWN_TLS_CERT and MIXDOWN_TLS_KEY go together/],
+      [
+        { MIXDOWN_TLS_CERT: path.join(tmp, "missing.pem"), MIXDOWN_TLS_KEY: keyFile },
+        /MIXDOWN_TLS_CERT: cannot read .*missing\.pem \(ENOENT\)/,
+      ],
+      [{ MIXDOWN_TLS_CERT: garbage, MIXDOWN_TLS_KEY: keyFile }, /MIXDOWN_TLS_CERT: .* is not a PEM certificate/],
+      [{ MIXDOWN_TLS_CERT: certFile, MIXDOWN_TLS_KEY: garbage }, /MIXDOWN_TLS_KEY: .* is not a PEM private key/],
+      [
+        { MIXDOWN_TLS_CERT: certFile, MIXDOWN_TLS_KEY: other.keyFile },
+        /MIXDOWN_TLS_KEY: .* is not the private key of the certificate/,
+      ],
+    ];
+    for (const [env, message] of cases) {
+      const r = await mixdown(["serve"], { MIXDOWN_DATA_DIR: path.join(tmp, "data"), PORT: "0", ...env });
+      assert.equal(r.code, 2, JSON.stringify(env));
+      assert.match(r.stderr, message);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(other.dir, { recursive: true, force: true });
+  });
+
+  test("with TLS the server speaks HTTPS only, and its URLs default to https://localhost:PORT", async () => {
+    const certificate = testCertificate();
+    const server = await startTlsMixdown(certificate, { MIXDOWN_PUBLIC_URL: "" });
+    try {
+      assert.equal((await fetch(`https://127.0.0.1:${server.port}/healthz`)).status, 200);
+      assert.equal((await fetch(`https://localhost:${server.port}/healthz`)).status, 200);
+      await assert.rejects(fetch(`http://127.0.0.1:${server.port}/healthz`));
+      const { apiKey } = await server.createApp();
+      const pair = await server.api("GET", "/v1/upload", { key: apiKey });
+      assert.ok(pair.body.uploadUrl.startsWith(`https://localhost:${server.port}/uploads/`), pair.body.uploadUrl);
+      const put = await fetch(pair.body.uploadUrl, {
+        method: "PUT",
+        body: "abc",
+        headers: { "content-type": "text/plain" },
+      });
+      assert.equal(put.status, 200);
+      assert.equal(await (await fetch(pair.body.downloadUrl)).text(), "abc");
+    } finally {
+      await server.dispose();
+      fs.rmSync(certificate.dir, { recursive: true, force: true });
+    }
+  });
+});
