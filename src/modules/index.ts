@@ -1,4 +1,5 @@
 import type { Module } from "../engine/types.ts";
+import { alignLyricsModule } from "./align-lyrics/index.ts";
 import { audioToMidiModule } from "./audio-to-midi/index.ts";
 import { convertModule } from "./convert/index.ts";
 import { fetchModule } from "./fetch/index.ts";
@@ -10,6 +11,7 @@ import { probeModule } from "./probe/index.ts";
 import { spectrogramModule } from "./spectrogram/index.ts";
 import { stemsDrumsModule } from "./stems-drums/index.ts";
 import { stemsVocalsModule } from "./stems-vocals/index.ts";
+import { transcribeModule } from "./transcribe/index.ts";
 import { waveformModule } from "./waveform/index.ts";
 
 /** Every processing module, by name. */
@@ -27,5 +29,7 @@ export const MODULES = new Map<string, Module>(
     stemsDrumsModule,
     stemsVocalsModule,
     audioToMidiModule,
+    transcribeModule,
+    alignLyricsModule,
   ].map((m) => [m.name, m]),
 );

@@ -89,6 +89,10 @@ export class WorkflowService {
     if (!wf) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${slug}" not found`);
     if (wf.errors.length > 0)
       throw new ApiError("WORKFLOW_HAS_ERRORS", `The workflow "${slug}" contains errors`, wf.errors);
+    const unavailable = this.registry.unavailability(wf);
+    if (unavailable.length > 0) {
+      throw new ApiError("WORKFLOW_UNAVAILABLE", `The workflow "${slug}" cannot run on this server`, unavailable);
+    }
     return wf;
   }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type http from "node:http";
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { sineWav } from "../helpers/audio.ts";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type pg from "pg";
-import type { PgBoss } from "pg-boss";
+import type { Db, PgBoss } from "pg-boss";
 import type { JobError, JobResult, NewJob } from "../../domain.ts";
 import type { ClaimedJob, JobQueue } from "../job-queue.ts";
 import { type Database, newJobRow } from "../sql/schema.ts";
@@ -36,12 +36,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   /** Runs `work` in one transaction; pg-boss calls made with the given adapter join it. */
-  private async transaction<T>(
-    work: (
-      client: pg.PoolClient,
-      adapter: { executeSql: (text: string, values?: unknown[]) => Promise<{ rows: any[] }> },
-    ) => Promise<T>,
-  ): Promise<T> {
+  private async transaction<T>(work: (client: pg.PoolClient, adapter: Db) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
