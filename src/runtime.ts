@@ -40,9 +40,9 @@ export async function openStores(config: Config): Promise<Stores> {
       appConcurrency: config.appConcurrency,
     });
   }
-  const { db, externalChanges } = openSqlite(config.dataDir);
+  const { db, externalChanges, jobStatus } = openSqlite(config.dataDir);
   return {
-    store: new SqlMetadataStore(db, externalChanges),
+    store: new SqlMetadataStore(db, externalChanges, jobStatus),
     queue: new SqliteJobQueue(db),
     close: () => db.destroy(),
   };

@@ -4,6 +4,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import Fastify, { type FastifyInstance } from "fastify";
+import type { Application } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { handleError } from "./errors.ts";
@@ -53,16 +54,19 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
       .code(404)
       .send({ code: "NOT_FOUND", message: `Route ${request.method} ${request.url.split("?")[0]} not found` }),
   );
-  app.addHook("onRequest", async (request, reply) => {
+  // Callback-style hooks: they run on every request, and the polled status route is the hot path.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     metrics.observeRequest(
       request.method,
       request.routeOptions.url ?? "unmatched",
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
+    done();
   });
 
   await app.register(swagger, {
@@ -96,11 +100,16 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
           route.schema = { ...route.schema, security: [{ apiKey: [] }] };
         });
         api.decorateRequest("application");
-        api.addHook("onRequest", async (request) => {
+        api.addHook("onRequest", (request, _reply, done) => {
+          const accept = (application: Application | undefined) => {
+            if (!application) return done(new ApiError("UNAUTHORIZED"));
+            request.application = application;
+            done();
+          };
           const header = request.headers.authorization;
-          const application = await runtime.applications.authenticate(header);
-          if (!application) throw new ApiError("UNAUTHORIZED");
-          request.application = application;
+          const known = runtime.applications.cached(header);
+          if (known !== "unknown") accept(known);
+          else runtime.applications.authenticate(header).then(accept, done);
         });
         jobRoutes(api, context);
         otherRoutes(api, context);

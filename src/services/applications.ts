@@ -25,15 +25,21 @@ export class ApplicationService {
   private readonly cache = new Map<string, Application | undefined>();
   private cacheVersion = "";
 
-  /** The application an Authorization header value names, if the key is valid and not revoked. */
-  async authenticate(apiKey: string | undefined): Promise<Application | undefined> {
+  /** The application of a key already looked up (undefined: invalid), or "unknown" when it must be looked up. */
+  cached(apiKey: string | undefined): Application | undefined | "unknown" {
     if (!apiKey || !looksLikeApiKey(apiKey)) return undefined;
     const version = this.store.applicationsVersion();
     if (version !== this.cacheVersion) {
       this.cache.clear();
       this.cacheVersion = version;
     }
-    if (this.cache.has(apiKey)) return this.cache.get(apiKey);
+    return this.cache.has(apiKey) ? this.cache.get(apiKey) : "unknown";
+  }
+
+  /** The application an Authorization header value names, if the key is valid and not revoked. */
+  async authenticate(apiKey: string | undefined): Promise<Application | undefined> {
+    const known = this.cached(apiKey);
+    if (known !== "unknown" || apiKey === undefined) return known === "unknown" ? undefined : known;
     const app = await this.store.findApplicationByKeyHash(hashApiKey(apiKey));
     if (this.cache.size >= 10_000) this.cache.clear();
     this.cache.set(apiKey, app);

@@ -72,10 +72,20 @@ export class SqlMetadataStore implements MetadataStore {
   private readonly externalChanges: () => string;
   private localChanges = 0;
 
-  /** `externalChanges` changes when other processes may have written (dialect-specific). */
-  constructor(db: Kysely<Database>, externalChanges: () => string) {
+  private readonly directJobStatus: ((appId: string, id: string) => string | undefined) | undefined;
+
+  /**
+   * `externalChanges` changes when other processes may have written (dialect-specific); `jobStatus` is an
+   * optional synchronous lookup of the hottest query (SQLite's prepared statement).
+   */
+  constructor(
+    db: Kysely<Database>,
+    externalChanges: () => string,
+    jobStatus?: (appId: string, id: string) => string | undefined,
+  ) {
     this.db = db;
     this.externalChanges = externalChanges;
+    this.directJobStatus = jobStatus;
   }
 
   applicationsVersion(): string {
@@ -149,6 +159,7 @@ export class SqlMetadataStore implements MetadataStore {
   private compiledStatus: ReturnType<typeof this.statusQuery> | undefined;
 
   async getJobStatus(appId: string, id: string): Promise<JobStatus | undefined> {
+    if (this.directJobStatus) return this.directJobStatus(appId, id) as JobStatus | undefined;
     this.compiledStatus ??= this.statusQuery();
     const { rows } = await this.db.executeQuery<{ status: string }>({
       ...this.compiledStatus,

@@ -55,8 +55,12 @@ function migrate(db: DatabaseSync): void {
   }
 }
 
-/** Kysely over the data dir's database, and a token that changes when another process writes to it. */
-export function openSqlite(dataDir: string): { db: Kysely<Database>; externalChanges: () => string } {
+/** Kysely over the data dir's database, a token that changes when another process writes to it, and the hot lookups. */
+export function openSqlite(dataDir: string): {
+  db: Kysely<Database>;
+  externalChanges: () => string;
+  jobStatus: (appId: string, id: string) => string | undefined;
+} {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new DatabaseSync(path.join(dataDir, "mixdown.sqlite"), { timeout: 10_000 });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
@@ -73,8 +77,10 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; externalCha
     }
     return version;
   };
-  return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db) }) }),
-    externalChanges,
-  };
+  // The status clients poll, straight from a prepared statement: no query building, no promise hops.
+  const statusStatement = db.prepare("SELECT status FROM jobs WHERE app_id = ? AND id = ?");
+  const jobStatus = (appId: string, id: string) =>
+    (statusStatement.get(appId, id) as { status: string } | undefined)?.status;
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db) }) });
+  return { db: kysely, externalChanges, jobStatus };
 }
