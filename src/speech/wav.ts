@@ -1,4 +1,5 @@
 import fsp from "node:fs/promises";
+import { encodeWav16 } from "../media/wav.ts";
 
 /**
  * Peak-normalises to -1 dBFS and adds a white noise floor about 60 dB below it. Pocketsphinx's noise
@@ -23,24 +24,5 @@ export function conditionForRecognition(samples: Float32Array): Float32Array {
 
 /** Writes mono float samples as a 16-bit PCM WAV (what pocketsphinx_continuous reads). */
 export async function writeWav16(file: string, samples: Float32Array, sampleRate: number): Promise<void> {
-  const data = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) {
-    const s = Math.max(-1, Math.min(1, samples[i] as number));
-    data.writeInt16LE(Math.round(s * 32767), i * 2);
-  }
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVE", 8);
-  header.write("fmt ", 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(data.length, 40);
-  await fsp.writeFile(file, Buffer.concat([header, data]));
+  await fsp.writeFile(file, encodeWav16([samples], sampleRate));
 }

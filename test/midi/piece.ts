@@ -3,6 +3,8 @@
  * rendered with a piano-like additive voice (inharmonic partials, the higher ones decaying faster, a short
  * release), written as a 16-bit WAV.
  */
+
+import { encodeWav16 } from "../../src/media/wav.ts";
 import { Rng } from "../music/synth.ts";
 
 export interface ReferenceNote {
@@ -88,24 +90,4 @@ export function renderPiece(notes: ReferenceNote[], sampleRate: number): Float32
 }
 
 /** A mono 16-bit PCM WAV. */
-export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
-  const data = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) {
-    data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i] as number)) * 32767), i * 2);
-  }
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVE", 8);
-  header.write("fmt ", 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
+export const encodeWav = (samples: Float32Array, sampleRate: number): Buffer => encodeWav16([samples], sampleRate);

@@ -14,6 +14,8 @@
  * Jitter moves each rendered onset (every drum hit and note, independently) by up to ±jitterMs; the truth
  * keeps the un-jittered grid.
  */
+
+import { encodeWav16 } from "../../src/media/wav.ts";
 import { planTrack } from "./plan.ts";
 import {
   addNoise,
@@ -375,29 +377,4 @@ export function generateTrack(spec: TrackSpec): Track {
 }
 
 /** 16-bit PCM WAV bytes of the stereo mix. */
-export function encodeWav(track: Track): Buffer {
-  const [left, right] = track.channels;
-  const frames = Math.min(left.length, right.length);
-  const data = Buffer.alloc(frames * 4);
-  for (let i = 0; i < frames; i++) {
-    const l = Math.max(-1, Math.min(1, left[i] as number));
-    const r = Math.max(-1, Math.min(1, right[i] as number));
-    data.writeInt16LE(Math.round(l * 32767), i * 4);
-    data.writeInt16LE(Math.round(r * 32767), i * 4 + 2);
-  }
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVE", 8, "ascii");
-  header.write("fmt ", 12, "ascii");
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(track.sampleRate, 24);
-  header.writeUInt32LE(track.sampleRate * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36, "ascii");
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
+export const encodeWav = (track: Track): Buffer => encodeWav16(track.channels, track.sampleRate);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { encodeWav16 } from "../../src/media/wav.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -94,26 +95,7 @@ export function programme(pieces: ({ text: string; audio: Float32Array } | Float
 export const silence = (seconds: number): Float32Array => new Float32Array(Math.round(seconds * RATE));
 
 /** 16-bit mono WAV at RATE. */
-export function encodeWav(samples: Float32Array): Buffer {
-  const data = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++)
-    data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i] as number)) * 32767), i * 2);
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVE", 8);
-  header.write("fmt ", 12);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(RATE, 24);
-  header.writeUInt32LE(RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
+export const encodeWav = (samples: Float32Array): Buffer => encodeWav16([samples], RATE);
 
 /** Words of a text for scoring: lower case, punctuation gone (apostrophes inside words kept). */
 export const scoringWords = (text: string): string[] =>
