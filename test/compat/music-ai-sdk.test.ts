@@ -87,7 +87,7 @@ describe("the official Music.AI JavaScript SDK (@music.ai/sdk), unmodified, agai
     assert.equal(r.failed.status, "FAILED");
     assert.equal(r.failed.error.code, "BAD_INPUT");
     assert.equal(r.failed.error.title, "Invalid input");
-    assert.match(r.failed.error.message, /not a media file/);
+    assert.match(r.failed.error.message, /not a media file|no audio stream/);
     assert.match(r.failedDownload.message, /failed/);
     assert.ok(!fs.existsSync(path.join(outDir, "bad", "output.mp3")));
 
