@@ -140,7 +140,8 @@ describe("job lifecycle: crashes, shutdown, deletion", () => {
       await waitForStatus(server, apiKey, id, "STARTED");
       assert.deepEqual((await server.api("DELETE", `/v1/job/${id}`, { key: apiKey })).body, { id });
       assert.equal((await server.api("GET", `/v1/job/${id}`, { key: apiKey })).status, 404);
-      await delay(300);
+      // The stopped job's scratch directory goes once its worker has unwound (bounded wait).
+      for (let i = 0; i < 100 && fs.readdirSync(path.join(server.dataDir, "scratch")).length > 0; i++) await delay(100);
       assert.deepEqual(fs.readdirSync(path.join(server.dataDir, "scratch")), []);
       assert.equal(fs.existsSync(path.join(server.dataDir, "blobs/results", id)), false);
       // The worker is free again: a new job runs.
