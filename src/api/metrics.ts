@@ -45,10 +45,19 @@ export function createMetrics(store: MetadataStore, queue: JobQueue): Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
+  const httpChildren = new Map<string, ReturnType<typeof httpDuration.labels>>();
   return {
     registry,
     observeJob: (workflow, status, seconds) => jobDuration.observe({ workflow, status }, seconds),
-    observeRequest: (method, route, statusCode, seconds) =>
-      httpDuration.observe({ method, route, status_code: String(statusCode) }, seconds),
+    observeRequest: (method, route, statusCode, seconds) => {
+      // One labelled child per route and status, kept: resolving labels on every request costs more.
+      const key = `${method} ${route} ${statusCode}`;
+      let child = httpChildren.get(key);
+      if (!child) {
+        child = httpDuration.labels(method, route, String(statusCode));
+        httpChildren.set(key, child);
+      }
+      child.observe(seconds);
+    },
   };
 }
