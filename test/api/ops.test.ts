@@ -68,6 +68,10 @@ describe("operations: OpenAPI, docs, metrics, logs", () => {
   test("logs are JSON lines with request ids and never contain an API key", async () => {
     await server.api("GET", "/v1/job", { key: app.apiKey, headers: { "x-request-id": "trace-me-123" } });
     await server.api("GET", "/v1/job", { key: `${app.apiKey}x` });
+    // Log lines reach us through a pipe, a moment after the response: wait for them (bounded).
+    for (let i = 0; i < 50 && !server.output.includes('"trace-me-123"'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const lines = server.output.trim().split("\n");
     const parsed = lines.map((line) => JSON.parse(line) as { reqId?: string });
     assert.ok(parsed.some((entry) => entry.reqId === "trace-me-123"));
