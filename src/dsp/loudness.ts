@@ -4,13 +4,7 @@
  * follow the bilinear-transform derivation used by libebur128.
  */
 
-interface Biquad {
-  b0: number;
-  b1: number;
-  b2: number;
-  a1: number;
-  a2: number;
-}
+import { applyBiquad, type Biquad } from "./biquad.ts";
 
 function kWeighting(sampleRate: number): [Biquad, Biquad] {
   // Stage 1: high shelf (+4 dB above ~1.7 kHz), modelling the head.
@@ -35,24 +29,6 @@ function kWeighting(sampleRate: number): [Biquad, Biquad] {
   a0 = 1 + k / q + k * k;
   const highPass = { b0: 1, b1: -2, b2: 1, a1: (2 * (k * k - 1)) / a0, a2: (1 - k / q + k * k) / a0 };
   return [shelf, highPass];
-}
-
-function filter(input: Float32Array, { b0, b1, b2, a1, a2 }: Biquad): Float64Array {
-  const out = new Float64Array(input.length);
-  let x1 = 0;
-  let x2 = 0;
-  let y1 = 0;
-  let y2 = 0;
-  for (let i = 0; i < input.length; i++) {
-    const x = input[i] as number;
-    const y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2;
-    out[i] = y;
-    x2 = x1;
-    x1 = x;
-    y2 = y1;
-    y1 = y;
-  }
-  return out;
 }
 
 /** Channel weights of BS.1770 for up to 5.1 (L, R, C, LFE excluded, Ls, Rs). */
@@ -141,7 +117,7 @@ export interface LoudnessMeasurement {
 
 export function measureLoudness(channels: Float32Array[], sampleRate: number): LoudnessMeasurement {
   const [shelf, highPass] = kWeighting(sampleRate);
-  const weighted = channels.map((c) => filter(Float32Array.from(filter(c, shelf)), highPass));
+  const weighted = channels.map((c) => applyBiquad(Float32Array.from(applyBiquad(c, shelf)), highPass));
   const weights = channels.map((_, i) => channelWeight(i, channels.length));
 
   const momentary = blockPowers(weighted, weights, Math.round(0.4 * sampleRate), Math.round(0.1 * sampleRate));
