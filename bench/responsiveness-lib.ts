@@ -1,164 +1,8 @@
-// Helpers of bench/responsiveness.ts: a Mixdown server in a process group of its own (so no ffmpeg it started
-// outlives the bench), a keep-alive latency sampler, statistics and cleanup.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+// Helpers of bench/responsiveness.ts: a keep-alive latency sampler, statistics, and CPU and event-loop
+// readings of the server's process group (servers are started by lib/harness.ts as group leaders).
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
-import { promisify } from "node:util";
-import { freePort } from "../test/helpers/mixdown.ts";
-
-const MIXDOWN_BIN = path.resolve(import.meta.dirname, "../bin/mixdown");
-const execFileAsync = promisify(execFile);
-
-// ---------------------------------------------------------------------------------------------------------------
-// Cleanup
-
-type Cleanup = () => void | Promise<void>;
-const cleanups: Cleanup[] = [];
-/** Synchronous last resorts, also run from process.on("exit"). */
-const lastResorts = new Set<() => void>();
-
-export function onCleanup(cleanup: Cleanup): void {
-  cleanups.push(cleanup);
-}
-
-async function runCleanups(): Promise<void> {
-  for (let cleanup = cleanups.pop(); cleanup; cleanup = cleanups.pop()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      console.error("cleanup failed:", error);
-    }
-  }
-}
-
-process.on("exit", () => {
-  for (const undo of lastResorts) undo();
-});
-
-/** Runs the bench; everything it started is stopped and removed afterwards, on success, error or SIGINT/SIGTERM. */
-export function run(body: () => Promise<void>): void {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
-      console.error(`\n${signal}: cleaning up`);
-      void runCleanups().finally(() => process.exit(128 + os.constants.signals[signal]));
-    });
-  }
-  body()
-    .catch((error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-      process.exitCode = 1;
-    })
-    .finally(runCleanups);
-}
-
-/** A new temporary directory (under BENCH_DIR, default the OS temp dir), removed at cleanup. */
-export function makeTempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(process.env.BENCH_DIR || os.tmpdir(), prefix));
-  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
-  lastResorts.add(remove);
-  onCleanup(() => {
-    remove();
-    lastResorts.delete(remove);
-  });
-  return dir;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The server
-
-export interface Server {
-  url: string;
-  pid: number;
-  /** Creates an application with the CLI; returns its API key. */
-  createApp(name: string): Promise<string>;
-  /** A JSON API call that must answer 2xx; returns the body and headers. */
-  api<T>(method: string, pathname: string, key: string, body?: unknown): Promise<{ body: T; headers: Headers }>;
-  output(): string;
-}
-
-/** Environment for children: this very Node first on PATH (bin/mixdown runs `node`). */
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`;
-  return { ...process.env, PATH, ...env };
-}
-
-/**
- * `bin/mixdown serve` (embedded mode) on a free loopback port with its data dir in dataDir, as the test helper
- * starts it, but as the leader of a process group: stopping kills the group, ffmpeg children included.
- */
-export async function startMixdown(dataDir: string, extraEnv: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = {
-    MIXDOWN_DATA_DIR: dataDir,
-    PORT: String(port),
-    MIXDOWN_PUBLIC_URL: url,
-    ...extraEnv,
-  };
-  const child: ChildProcess = spawn(MIXDOWN_BIN, ["serve"], {
-    env: childEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const pid = child.pid as number;
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-    } catch {} // the group is gone already
-  };
-  const lastResort = () => killGroup("SIGKILL");
-  lastResorts.add(lastResort);
-  onCleanup(async () => {
-    if (alive()) {
-      killGroup("SIGTERM");
-      const timer = setTimeout(() => killGroup("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-    // Whatever the server started and left (an ffmpeg of an aborted job) goes with the group.
-    killGroup("SIGKILL");
-    lastResorts.delete(lastResort);
-  });
-  for (let i = 0; ; i++) {
-    if (!alive()) throw new Error(`mixdown exited at start:\n${output}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {}
-    if (i >= 400) throw new Error(`mixdown did not answer within 20 s:\n${output}`);
-    await delay(50);
-  }
-  return {
-    url,
-    pid,
-    output: () => output,
-    async createApp(name) {
-      const args = ["app", "create", "--name", name, "--json"];
-      const { stdout } = await execFileAsync(MIXDOWN_BIN, args, { env: childEnv(env) });
-      return (JSON.parse(stdout) as { apiKey: string }).apiKey;
-    },
-    async api<T>(method: string, pathname: string, key: string, body?: unknown) {
-      const response = await fetch(`${url}${pathname}`, {
-        method,
-        headers: { authorization: key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${pathname} answered ${response.status}: ${text}`);
-      return { body: JSON.parse(text) as T, headers: response.headers };
-    },
-  };
-}
+import { round } from "./lib/harness.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Latency sampling
@@ -253,8 +97,6 @@ function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
-
-export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
 
 export function stats(sampling: Sampling): LatencyStats {
   const sorted = sampling.samples.map((s) => s.ms).sort((a, b) => a - b);
@@ -387,23 +229,4 @@ export async function eventLoopLag(url: string): Promise<{ p99Ms: number; maxMs:
   } catch {
     return undefined;
   }
-}
-
-/** Prints rows as an aligned text table (first row = header). */
-export function printTable(rows: (string | number)[][]): void {
-  const cells = rows.map((row) => row.map(String));
-  const widths = cells[0]?.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0))) ?? [];
-  const line = (row: string[]) => row.map((cell, i) => cell.padStart(widths[i] ?? 0)).join("  ");
-  const [header = [], ...body] = cells;
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of body) console.log(line(row));
-}
-
-export function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
 }

@@ -13,22 +13,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { sineWav } from "../test/helpers/audio.ts";
+import { envInt, makeTempDir, onCleanup, printTable, round, runBench } from "./lib/harness.ts";
+import { type Mixdown, startMixdown } from "./lib/mixdown.ts";
 import {
   type CpuUse,
   cpuSnapshot,
   cpuUse,
-  envInt,
   eventLoopLag,
   type LatencyStats,
-  makeTempDir,
-  onCleanup,
-  printTable,
-  round,
-  run,
   type Sampling,
-  type Server,
   sampleLatency,
-  startMixdown,
   stats,
 } from "./responsiveness-lib.ts";
 
@@ -83,8 +77,8 @@ function makeTrack(dir: string, seconds: number): { file: string; kind: string }
   }
 }
 
-async function uploadTrack(server: Server, key: string, file: string): Promise<string> {
-  const { body: pair } = await server.api<{ uploadUrl: string; downloadUrl: string }>("GET", "/v1/upload", key);
+async function uploadTrack(server: Mixdown, key: string, file: string): Promise<string> {
+  const pair = await server.api<{ uploadUrl: string; downloadUrl: string }>("GET", "/v1/upload", key);
   const put = await fetch(pair.uploadUrl, {
     method: "PUT",
     body: fs.readFileSync(file),
@@ -94,19 +88,19 @@ async function uploadTrack(server: Server, key: string, file: string): Promise<s
   return pair.downloadUrl;
 }
 
-async function createJob(server: Server, key: string, workflow: string, inputUrl: string): Promise<string> {
+async function createJob(server: Mixdown, key: string, workflow: string, inputUrl: string): Promise<string> {
   const body = { name: "responsiveness bench", workflow, params: { inputUrl } };
-  return (await server.api<{ id: string }>("POST", "/v1/job", key, body)).body.id;
+  return (await server.api<{ id: string }>("POST", "/v1/job", key, body)).id;
 }
 
-async function getJob(server: Server, key: string, id: string): Promise<JobView> {
-  return (await server.api<JobView>("GET", `/v1/job/${id}`, key)).body;
+async function getJob(server: Mixdown, key: string, id: string): Promise<JobView> {
+  return await server.api<JobView>("GET", `/v1/job/${id}`, key);
 }
 
-async function waitForJob(server: Server, key: string, id: string, timeoutMs: number): Promise<JobView> {
+async function waitForJob(server: Mixdown, key: string, id: string, timeoutMs: number): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { body } = await server.api<{ status: string }>("GET", `/v1/job/${id}/status`, key);
+    const body = await server.api<{ status: string }>("GET", `/v1/job/${id}/status`, key);
     if (body.status === "SUCCEEDED" || body.status === "FAILED") return getJob(server, key, id);
     await delay(100);
   }
@@ -122,11 +116,11 @@ class Feeder {
   private stopped = false;
   private failure: { error: unknown } | undefined;
   private loop: Promise<void> | undefined;
-  private readonly server: Server;
+  private readonly server: Mixdown;
   private readonly key: string;
   private readonly inputUrl: string;
 
-  constructor(server: Server, key: string, inputUrl: string) {
+  constructor(server: Mixdown, key: string, inputUrl: string) {
     this.server = server;
     this.key = key;
     this.inputUrl = inputUrl;
@@ -162,7 +156,7 @@ class Feeder {
   }
 
   private async counts(): Promise<{ started: number; queued: number }> {
-    const { body } = await this.server.api<JobView[]>("GET", "/v1/job?status=QUEUED&status=STARTED&size=100", this.key);
+    const body = await this.server.api<JobView[]>("GET", "/v1/job?status=QUEUED&status=STARTED&size=100", this.key);
     const started = body.filter((job) => job.status === "STARTED").length;
     return { started, queued: body.length - started };
   }
@@ -179,7 +173,7 @@ class Feeder {
 
 async function measurePhase(
   name: string,
-  server: Server,
+  server: Mixdown,
   statusUrl: string,
   headers: Record<string, string>,
   expectBody: string,
@@ -213,14 +207,13 @@ async function measurePhase(
   };
 }
 
-run(async () => {
+runBench(async () => {
   const dir = makeTempDir("mixdown-responsiveness-");
   const track = makeTrack(dir, TRACK_SECONDS);
   const trackMb = round(fs.statSync(track.file).size / 1024 ** 2, 1);
-  const server = await startMixdown(path.join(dir, "data"), {
-    MIXDOWN_LOG_LEVEL: "silent",
-    MIXDOWN_WORKERS: String(HEAVY_JOBS),
-    MIXDOWN_SHUTDOWN_GRACE_MS: "0",
+  const server = await startMixdown({
+    dataDir: path.join(dir, "data"),
+    env: { MIXDOWN_WORKERS: String(HEAVY_JOBS), MIXDOWN_SHUTDOWN_GRACE_MS: "0" },
   });
   const key = await server.createApp("responsiveness-bench");
   const inputUrl = await uploadTrack(server, key, track.file);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -8,7 +8,8 @@ import { setTimeout as delay } from "node:timers/promises";
 type Cleanup = () => void | Promise<void>;
 
 const cleanups: Cleanup[] = [];
-const children = new Set<ChildProcess>();
+/** Process groups of the servers started, killed at exit whatever happens. */
+const groups = new Set<number>();
 const tempDirs = new Set<string>();
 
 /** Registers something to undo when the bench ends (run in reverse order, also on error or signal). */
@@ -34,7 +35,7 @@ function runCleanups(): Promise<void> {
 
 // Last resort when the process exits by another path (process.exit, uncaught error): nothing is left behind.
 process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
+  for (const pid of groups) killGroup(pid, "SIGKILL");
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -89,15 +90,26 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, PATH, ...env };
 }
 
-/** Spawns a server and waits until GET readyUrl answers 2xx; it is stopped at cleanup. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {} // the group is gone already
+}
+
+/**
+ * Spawns a server as the leader of a process group of its own and waits until GET readyUrl answers 2xx. At
+ * cleanup it gets SIGTERM (SIGKILL after 5 s), then whatever it started (an ffmpeg of an aborted job) goes
+ * with the group.
+ */
 export async function startServer(
   command: string,
   args: string[],
   env: Record<string, string>,
   readyUrl: string,
 ): Promise<ServerProcess> {
-  const child = spawn(command, args, { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
+  const child = spawn(command, args, { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const pid = child.pid as number;
+  groups.add(pid);
   let output = "";
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
@@ -113,13 +125,14 @@ export async function startServer(
       await exited;
       clearTimeout(timer);
     }
-    children.delete(child);
+    killGroup(pid, "SIGKILL");
+    groups.delete(pid);
   };
   onCleanup(stop);
   for (let i = 0; i < 400; i++) {
     if (!alive()) throw new Error(`${command} exited at start:\n${output}`);
     try {
-      if ((await fetch(readyUrl)).ok) return { pid: child.pid as number, output: () => output, stop };
+      if ((await fetch(readyUrl)).ok) return { pid, output: () => output, stop };
     } catch {}
     await delay(50);
   }
