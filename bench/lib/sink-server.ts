@@ -9,7 +9,7 @@ const dir = process.env.SINK_DIR ?? ".";
 const server = http.createServer((request, response) => {
   if (request.method !== "PUT") return void response.end("ok");
   const file = path.join(dir, `sink-${randomUUID()}.bin`);
-  pipeline(request, fs.createWriteStream(file)).then(
+  pipeline(request, fs.createWriteStream(file, { highWaterMark: 1024 * 1024 })).then(
     () => {
       response.end(JSON.stringify({ size: fs.statSync(file).size }));
       fs.rmSync(file);

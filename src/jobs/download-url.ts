@@ -1,12 +1,10 @@
 import dns from "node:dns";
-import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction, Socket } from "node:net";
 import net from "node:net";
-import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import ipaddr from "ipaddr.js";
+import { streamToFile } from "../store/stream-to-file.ts";
 import { JobFailure } from "./job-failure.ts";
 
 export interface DownloadOptions {
@@ -109,19 +107,11 @@ export async function downloadUrl(rawUrl: string, destination: string, options: 
       response.destroy();
       throw new JobFailure("BAD_INPUT", `The input file is larger than the limit of ${options.maxBytes} bytes.`);
     }
-    let received = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        received += chunk.length;
-        if (received > options.maxBytes) {
-          callback(
-            new JobFailure("BAD_INPUT", `The input file is larger than the limit of ${options.maxBytes} bytes.`),
-          );
-        } else callback(null, chunk);
-      },
-    });
+    const tooLarge = () =>
+      new JobFailure("BAD_INPUT", `The input file is larger than the limit of ${options.maxBytes} bytes.`);
+    let received: number;
     try {
-      await pipeline(response, counter, fs.createWriteStream(destination));
+      received = await streamToFile(response, destination, { maxBytes: options.maxBytes, tooLarge, freeChunks: true });
     } catch (error) {
       throw describeNetworkError(url, error as NodeJS.ErrnoException);
     }

@@ -16,7 +16,10 @@ export class BlobTooLargeError extends Error {
 
 /** Files by key ("uploads/<id>", "results/<jobId>/<name>"). Implemented by local/ (embedded). */
 export interface BlobStore {
-  /** Streams body into key; rejects with BlobTooLargeError past maxBytes and leaves nothing behind. */
+  /**
+   * Streams body into key; rejects with BlobTooLargeError past maxBytes and leaves nothing behind.
+   * The body's chunks become the store's: it may free them once stored (pass a stream read by nobody else).
+   */
   put(key: string, body: Readable, info: { contentType: string; maxBytes?: number }): Promise<BlobInfo>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /** Bytes start..end inclusive (whole blob when omitted). */

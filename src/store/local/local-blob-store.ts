@@ -2,24 +2,11 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { type Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
 import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../blob-store.ts";
+import { streamToFile } from "../stream-to-file.ts";
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/?$/;
-
-/** Counts bytes through a stream and fails it once they pass the limit. */
-function byteLimit(maxBytes: number): Transform & { bytes: number } {
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      counter.bytes += chunk.length;
-      if (counter.bytes > maxBytes) callback(new BlobTooLargeError(maxBytes));
-      else callback(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  counter.bytes = 0;
-  return counter;
-}
 
 /** Blobs as files under a directory; each has a sidecar "<file>.meta.json" with its content type. */
 export class LocalBlobStore implements BlobStore {
@@ -38,16 +25,21 @@ export class LocalBlobStore implements BlobStore {
     const file = this.file(key);
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const partial = `${file}.part-${randomUUID()}`;
-    const counter = byteLimit(info.maxBytes ?? Number.MAX_SAFE_INTEGER);
+    const maxBytes = info.maxBytes ?? Number.MAX_SAFE_INTEGER;
+    let size: number;
     try {
-      await pipeline(body, counter, fs.createWriteStream(partial, { highWaterMark: 1 << 20 }));
+      size = await streamToFile(body, partial, {
+        maxBytes,
+        tooLarge: () => new BlobTooLargeError(maxBytes),
+        freeChunks: true,
+      });
       await fsp.writeFile(`${file}.meta.json`, JSON.stringify({ contentType: info.contentType }));
       await fsp.rename(partial, file);
     } catch (error) {
       await fsp.rm(partial, { force: true });
       throw error;
     }
-    return { size: counter.bytes, contentType: info.contentType };
+    return { size, contentType: info.contentType };
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {

@@ -1,7 +1,5 @@
-import fs from "node:fs";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -12,6 +10,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../blob-store.ts";
+import { streamToFile } from "../stream-to-file.ts";
 
 /** Blobs as objects in one bucket of any S3-compatible store. */
 export class S3BlobStore implements BlobStore {
@@ -64,7 +63,7 @@ export class S3BlobStore implements BlobStore {
 
   async copyToFile(key: string, destination: string): Promise<void> {
     const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    await pipeline(object.Body as Readable, fs.createWriteStream(destination));
+    await streamToFile(object.Body as Readable, destination, { freeChunks: true });
   }
 
   async delete(key: string): Promise<void> {
