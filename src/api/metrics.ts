@@ -45,18 +45,20 @@ export function createMetrics(store: MetadataStore, queue: JobQueue): Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
-  const httpChildren = new Map<string, ReturnType<typeof httpDuration.labels>>();
+  // One labelled child per method, route and status, kept: resolving labels (or building a key string) on
+  // every request costs more than the observation itself.
+  type Child = ReturnType<typeof httpDuration.labels>;
+  const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
   return {
     registry,
     observeJob: (workflow, status, seconds) => jobDuration.observe({ workflow, status }, seconds),
     observeRequest: (method, route, statusCode, seconds) => {
-      // One labelled child per route and status, kept: resolving labels on every request costs more.
-      const key = `${method} ${route} ${statusCode}`;
-      let child = httpChildren.get(key);
-      if (!child) {
-        child = httpDuration.labels(method, route, String(statusCode));
-        httpChildren.set(key, child);
-      }
+      let byRoute = httpChildren.get(method);
+      if (!byRoute) httpChildren.set(method, (byRoute = new Map()));
+      let byStatus = byRoute.get(route);
+      if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+      let child = byStatus.get(statusCode);
+      if (!child) byStatus.set(statusCode, (child = httpDuration.labels(method, route, String(statusCode))));
       child.observe(seconds);
     },
   };

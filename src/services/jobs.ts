@@ -91,10 +91,14 @@ export class JobService {
     return job;
   }
 
-  async status(appId: string, id: string): Promise<JobStatus> {
-    const status = await this.store.getJobStatus(appId, id);
-    if (!status) throw new ApiError("JOB_NOT_FOUND");
-    return status;
+  /** Synchronous when the store answers at once (embedded), else a promise. */
+  status(appId: string, id: string): JobStatus | Promise<JobStatus> {
+    const found = (status: JobStatus | undefined) => {
+      if (!status) throw new ApiError("JOB_NOT_FOUND");
+      return status;
+    };
+    const status = this.store.getJobStatus(appId, id);
+    return status instanceof Promise ? status.then(found) : found(status);
   }
 
   list(filter: JobFilter): Promise<Page<Job>> {

@@ -13,7 +13,8 @@ export interface MetadataStore {
   applicationsVersion(): string;
 
   getJob(appId: string, id: string): Promise<Job | undefined>;
-  getJobStatus(appId: string, id: string): Promise<JobStatus | undefined>;
+  /** Synchronous where the store can answer at once (embedded: from memory or a prepared statement). */
+  getJobStatus(appId: string, id: string): JobStatus | undefined | Promise<JobStatus | undefined>;
   listJobs(filter: JobFilter): Promise<Page<Job>>;
   /** Removes the job and its queue entry; false when the app has no such job. */
   deleteJob(appId: string, id: string): Promise<boolean>;

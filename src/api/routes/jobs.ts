@@ -92,9 +92,11 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         response: { 200: statusResponse, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
+    // Not async: clients poll this route, and the embedded store answers without a promise hop.
+    (request) => {
       const id = jobId(request.params);
-      return { id, status: await jobs.status(request.application.id, id) };
+      const status = jobs.status(request.application.id, id);
+      return status instanceof Promise ? status.then((known) => ({ id, status: known })) : { id, status };
     },
   );
 

@@ -158,8 +158,12 @@ export class SqlMetadataStore implements MetadataStore {
     this.db.selectFrom("jobs").select("status").where("app_id", "=", "").where("id", "=", "").compile();
   private compiledStatus: ReturnType<typeof this.statusQuery> | undefined;
 
-  async getJobStatus(appId: string, id: string): Promise<JobStatus | undefined> {
+  getJobStatus(appId: string, id: string): JobStatus | undefined | Promise<JobStatus | undefined> {
     if (this.directJobStatus) return this.directJobStatus(appId, id) as JobStatus | undefined;
+    return this.queryJobStatus(appId, id);
+  }
+
+  private async queryJobStatus(appId: string, id: string): Promise<JobStatus | undefined> {
     this.compiledStatus ??= this.statusQuery();
     const { rows } = await this.db.executeQuery<{ status: string }>({
       ...this.compiledStatus,

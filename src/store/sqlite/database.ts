@@ -6,13 +6,14 @@ import { migrationFiles } from "../sql/migrations.ts";
 import type { Database } from "../sql/schema.ts";
 
 const STATEMENT_CACHE_SIZE = 500;
+const STATUS_CACHE_SIZE = 10_000;
 
 /**
  * Presents node:sqlite's DatabaseSync in the shape Kysely's SqliteDialect expects (better-sqlite3's).
  * Prepared statements are kept by SQL text: Kysely prepares on every query, and the same few queries
  * recur (re-preparing cost ~8 µs each).
  */
-function asKyselyDatabase(db: DatabaseSync): SqliteDatabase {
+function asKyselyDatabase(db: DatabaseSync, onWrite: () => void): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
@@ -22,11 +23,22 @@ function asKyselyDatabase(db: DatabaseSync): SqliteDatabase {
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       const statement = db.prepare(sql);
       type Params = Parameters<typeof statement.all>;
+      // Anything but a plain SELECT may change data (BEGIN, ROLLBACK and WITH … UPDATE included).
+      const writes = !/^\s*select\b/i.test(sql);
       const wrapped: SqliteStatement = {
         reader: statement.columns().length > 0,
-        all: (parameters) => statement.all(...(parameters as Params)),
-        run: (parameters) => statement.run(...(parameters as Params)),
-        iterate: (parameters) => statement.iterate(...(parameters as Params)),
+        all: (parameters) => {
+          if (writes) onWrite();
+          return statement.all(...(parameters as Params));
+        },
+        run: (parameters) => {
+          if (writes) onWrite();
+          return statement.run(...(parameters as Params));
+        },
+        iterate: (parameters) => {
+          if (writes) onWrite();
+          return statement.iterate(...(parameters as Params));
+        },
       };
       cache.set(sql, wrapped);
       return wrapped;
@@ -77,10 +89,32 @@ export function openSqlite(dataDir: string): {
     }
     return version;
   };
-  // The status clients poll, straight from a prepared statement: no query building, no promise hops.
+  // The status clients poll: from memory while nothing has written since it was read, else straight from a
+  // prepared statement (no query building, no promise hops). This connection's writes clear the cache at
+  // once; another process's (rare: the CLI) within 100 ms, through data_version.
   const statusStatement = db.prepare("SELECT status FROM jobs WHERE app_id = ? AND id = ?");
-  const jobStatus = (appId: string, id: string) =>
-    (statusStatement.get(appId, id) as { status: string } | undefined)?.status;
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db) }) });
+  const statuses = new Map<string, { appId: string; status: string }>();
+  let writes = 0;
+  let cachedAfter = { writes: 0, external: "" };
+  const jobStatus = (appId: string, id: string) => {
+    const external = externalChanges();
+    if (writes !== cachedAfter.writes || external !== cachedAfter.external) {
+      statuses.clear();
+      cachedAfter = { writes, external };
+    }
+    const cached = statuses.get(id);
+    if (cached) return cached.appId === appId ? cached.status : undefined;
+    const status = (statusStatement.get(appId, id) as { status: string } | undefined)?.status;
+    // Read mid-transaction, a row may yet roll back: the ROLLBACK is a write, so it clears the cache.
+    if (status !== undefined) {
+      if (statuses.size >= STATUS_CACHE_SIZE) statuses.delete(statuses.keys().next().value as string);
+      statuses.set(id, { appId, status });
+    }
+    return status;
+  };
+  const onWrite = () => {
+    writes++;
+  };
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db, onWrite) }) });
   return { db: kysely, externalChanges, jobStatus };
 }
