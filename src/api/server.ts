@@ -37,7 +37,8 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
   const https = config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {};
   const app = Fastify({
     ...https,
-    logger: { level: config.logLevel, redact: ["req.headers.authorization"] },
+    // "silent" is no logger at all: pino would still make a child logger for every request.
+    logger: config.logLevel === "silent" ? false : { level: config.logLevel, redact: ["req.headers.authorization"] },
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
