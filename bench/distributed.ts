@@ -2,12 +2,19 @@
  * Distributed mode (Postgres + pg-boss + S3): jobs/s on CPU-bound jobs with 1 and then 2 worker processes
  * (ratio; goal ≥ 1.8 on a 2-core machine), and GET /job/:id/status requests/s on an API node backed by
  * Postgres. Needs Postgres and S3 (scripts/s3-server.sh start); prints why and exits 0 when absent.
+ * The same run measures the machine's own ceiling: the same work (decode + analysis of the same file,
+ * bench/lib/analysis-loop.ts) in 1 and then 2 plain processes, with no Mixdown, database or S3 around it.
  * Run: node bench/distributed.ts   (BENCH_JOBS=16 jobs per round, BENCH_DURATION=10 s of status load)
  */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { distributedUnavailable } from "../test/helpers/backends.ts";
 import { Mixdown } from "../test/helpers/mixdown.ts";
 import { encodeWav, generateTrack, suiteSpecs } from "../test/music/generator.ts";
+import { makeTempDir } from "./lib/harness.ts";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 16);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -21,6 +28,25 @@ if (distributedUnavailable) {
 const track = encodeWav(
   generateTrack({ ...(suiteSpecs()[3] as ReturnType<typeof suiteSpecs>[number]), durationSeconds: 90 }),
 );
+
+/** Seconds for JOBS runs of the same work in `processes` plain node processes at once (JOBS / processes each). */
+async function bareThroughput(processes: number): Promise<{ seconds: number; jobsPerSecond: number }> {
+  const dir = makeTempDir("mixdown-bench-distributed-");
+  const file = path.join(dir, "track.wav");
+  fs.writeFileSync(file, track);
+  const loop = path.join(import.meta.dirname, "lib/analysis-loop.ts");
+  const run = promisify(execFile);
+  try {
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: processes }, () => run(process.execPath, [loop, file, String(JOBS / processes)])),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    return { seconds, jobsPerSecond: JOBS / seconds };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Seconds for JOBS CPU-bound jobs (beats and chords of a 90 s track) on a deployment with `workers` workers. */
 async function throughput(workers: number): Promise<{ seconds: number; jobsPerSecond: number }> {
@@ -66,17 +92,34 @@ async function statusLoad(): Promise<{ reqPerSec: number; p99Ms: number }> {
   }
 }
 
+if (JOBS % 2 !== 0) throw new Error(`BENCH_JOBS must be even, got ${JOBS}`);
+const bareOne = await bareThroughput(1);
+const bareTwo = await bareThroughput(2);
 const one = await throughput(1);
 const two = await throughput(2);
 const ratio = two.jobsPerSecond / one.jobsPerSecond;
+const ceiling = bareTwo.jobsPerSecond / bareOne.jobsPerSecond;
 const status = await statusLoad();
 console.log(`CPU-bound jobs (beats and chords of a 90 s track), ${JOBS} per round:`);
 console.log(`  1 worker process : ${one.seconds.toFixed(1)} s, ${one.jobsPerSecond.toFixed(2)} jobs/s`);
 console.log(`  2 worker processes: ${two.seconds.toFixed(1)} s, ${two.jobsPerSecond.toFixed(2)} jobs/s`);
 console.log(`  ratio 2/1: ${ratio.toFixed(2)} (goal >= 1.8: ${ratio >= 1.8 ? "met" : "NOT met"})`);
+console.log("The same work without Mixdown (decode + analysis in plain node processes; the machine's ceiling):");
+console.log(`  1 process : ${bareOne.seconds.toFixed(1)} s; 2 processes: ${bareTwo.seconds.toFixed(1)} s`);
+console.log(`  ratio 2/1: ${ceiling.toFixed(2)}; Mixdown's ratio / the machine's: ${(ratio / ceiling).toFixed(2)}`);
 console.log(
   `GET /job/:id/status on an API node backed by Postgres: ${status.reqPerSec.toFixed(0)} req/s, p99 ${status.p99Ms} ms`,
 );
 console.log(
-  JSON.stringify({ bench: "distributed", jobs: JOBS, one, two, ratio, goal: 1.8, goalMet: ratio >= 1.8, status }),
+  JSON.stringify({
+    bench: "distributed",
+    jobs: JOBS,
+    one,
+    two,
+    ratio,
+    goal: 1.8,
+    goalMet: ratio >= 1.8,
+    machine: { one: bareOne, two: bareTwo, ratio: ceiling },
+    status,
+  }),
 );
