@@ -22,11 +22,7 @@ describe("analysis workflows over HTTP", () => {
     assertNoneRunning();
   });
 
-  const run = async (workflow: string) => {
-    const job = await server.waitForJob(app.apiKey, await server.createJob(app.apiKey, workflow, { inputUrl }));
-    assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
-    return job.result;
-  };
+  const run = async (workflow: string) => (await server.runJob(app.apiKey, workflow, { inputUrl })).result;
 
   test("mixdown/beats-chords: bpm and key inline, beat and chord maps as JSON files", async () => {
     const result = await run("mixdown/beats-chords");

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { decodeFloat, ffmpeg, ffmpegLoudness, sox } from "../helpers/media.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, assertNoneRunning, downloadTo, Mixdown } from "../helpers/mixdown.ts";
 import { readPng } from "../helpers/png.ts";
 
 describe("built-in workflows: loudness, waveform, spectrogram, probe", () => {
@@ -48,18 +48,8 @@ describe("built-in workflows: loudness, waveform, spectrogram, probe", () => {
     assertNoneRunning();
   });
 
-  const run = async (workflow: string, params: Record<string, unknown>) => {
-    const job = await server.waitForJob(app.apiKey, await server.createJob(app.apiKey, workflow, params));
-    assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
-    return job;
-  };
-  const download = async (url: string, name: string) => {
-    const response = await fetch(url);
-    assert.equal(response.status, 200);
-    const file = path.join(tmp, name);
-    fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
-    return file;
-  };
+  const run = (workflow: string, params: Record<string, unknown>) => server.runJob(app.apiKey, workflow, params);
+  const download = (url: string, name: string) => downloadTo(url, path.join(tmp, name));
 
   test("mixdown/loudness agrees with ffmpeg's ebur128 (0.5 LU integrated, 0.5 dB true peak, 1 LU range)", async () => {
     const job = await run("mixdown/loudness", { inputUrl: musicUrl });

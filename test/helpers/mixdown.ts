@@ -245,6 +245,13 @@ export class Mixdown {
     return response.body.id;
   }
 
+  /** Creates a job and waits for it (bounded); throws unless it SUCCEEDED, with its error. Returns the job. */
+  async runJob(key: string, workflow: string, params: Record<string, unknown>, timeoutMs = 60_000): Promise<any> {
+    const job = await this.waitForJob(key, await this.createJob(key, workflow, params), timeoutMs);
+    if (job.status !== "SUCCEEDED") throw new Error(`job ${workflow} ${job.status}: ${JSON.stringify(job.error)}`);
+    return job;
+  }
+
   /** Polls the job until it is SUCCEEDED or FAILED (bounded), then returns it. */
   async waitForJob(key: string, id: string, timeoutMs = 60_000): Promise<any> {
     const deadline = Date.now() + timeoutMs;
@@ -274,6 +281,14 @@ export class Mixdown {
 }
 
 /** Backends to run a black-box suite against: embedded always, distributed when Postgres and S3 answer. */
+/** Downloads a URL (a result file) to a local file, which it returns; throws unless the answer is 200. */
+export async function downloadTo(url: string, file: string): Promise<string> {
+  const response = await fetch(url);
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`);
+  fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  return file;
+}
+
 export const BACKENDS: { backend: Backend; skip: string | false }[] = [
   { backend: "embedded", skip: false },
   { backend: "distributed", skip: distributedUnavailable ? `skipped: ${distributedUnavailable}` : false },

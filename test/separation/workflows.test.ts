@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { decodeFloat, probe } from "../helpers/media.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, assertNoneRunning, downloadTo, Mixdown } from "../helpers/mixdown.ts";
 import { sdr } from "../helpers/sdr.ts";
 import { accompanimentLoop, drumsAndHarmony, sum } from "./signals.ts";
 import { espeakVoice } from "./voice.ts";
@@ -32,18 +32,9 @@ describe("stem separation workflows over HTTP", () => {
     fs.writeFileSync(path.join(tmp, name), bytes);
     return server.upload(app.apiKey, bytes, "audio/wav");
   };
-  const run = async (workflow: string, params: Record<string, unknown>) => {
-    const job = await server.waitForJob(app.apiKey, await server.createJob(app.apiKey, workflow, params), 120_000);
-    assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
-    return job;
-  };
-  const download = async (url: string, name: string) => {
-    const response = await fetch(url);
-    assert.equal(response.status, 200);
-    const file = path.join(tmp, name);
-    fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
-    return file;
-  };
+  const run = (workflow: string, params: Record<string, unknown>) =>
+    server.runJob(app.apiKey, workflow, params, 120_000);
+  const download = (url: string, name: string) => downloadTo(url, path.join(tmp, name));
   /** Checks both stems have the input's rate, channels and length and add up to it; returns them decoded. */
   const checkStems = async (input: string, files: [string, string], rate: number, channels: number) => {
     const original = await decodeFloat(input, channels);
