@@ -78,3 +78,23 @@ describe("operations: OpenAPI, docs, metrics, logs", () => {
     assert.ok(!server.output.includes(app.apiKey.slice(4)), "API key not logged");
   });
 });
+
+describe("operations: MIXDOWN_LOG_LEVEL=silent", () => {
+  let server: Mixdown;
+  before(async () => {
+    server = await Mixdown.start({ MIXDOWN_LOG_LEVEL: "silent" });
+  });
+  after(async () => {
+    await server.dispose();
+    assertNoneRunning();
+  });
+
+  test("serves requests and runs jobs, and writes no log line", async () => {
+    const app = await server.createApp();
+    const inputUrl = await server.upload(app.apiKey, sineWav(1), "audio/wav");
+    const job = await server.runJob(app.apiKey, "mixdown/convert", { inputUrl, format: "mp3" });
+    assert.equal((await server.api("GET", `/v1/job/${job.id}/status`, { key: app.apiKey })).body.status, "SUCCEEDED");
+    assert.equal((await server.api("GET", "/v1/nowhere", { key: app.apiKey })).status, 404);
+    assert.equal(server.output.trim(), "");
+  });
+});
