@@ -53,12 +53,15 @@ export function createMetrics(store: MetadataStore, queue: JobQueue): Metrics {
     registry,
     observeJob: (workflow, status, seconds) => jobDuration.observe({ workflow, status }, seconds),
     observeRequest: (method, route, statusCode, seconds) => {
-      let byRoute = httpChildren.get(method);
-      if (!byRoute) httpChildren.set(method, (byRoute = new Map()));
-      let byStatus = byRoute.get(route);
-      if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+      const byRoute = httpChildren.get(method) ?? new Map<string, Map<number, Child>>();
+      if (byRoute.size === 0) httpChildren.set(method, byRoute);
+      const byStatus = byRoute.get(route) ?? new Map<number, Child>();
+      if (byStatus.size === 0) byRoute.set(route, byStatus);
       let child = byStatus.get(statusCode);
-      if (!child) byStatus.set(statusCode, (child = httpDuration.labels(method, route, String(statusCode))));
+      if (!child) {
+        child = httpDuration.labels(method, route, String(statusCode));
+        byStatus.set(statusCode, child);
+      }
       child.observe(seconds);
     },
   };
