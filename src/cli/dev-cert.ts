@@ -81,7 +81,9 @@ export function createDevCertificate(extraHosts: string[] = [], days = 365): Dev
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const spki = publicKey.export({ type: "spki", format: "der" });
   const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f; // positive INTEGER
+  // A positive INTEGER in minimal DER: the top bit clear, and the first byte never 0 (a leading zero byte
+  // followed by one under 0x80 is "illegal padding" to OpenSSL; 1 certificate in 128 had it).
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
   // A name of its own: trust stores find an issuer by name, so two dev certificates must not share one.
   const commonName = `Mixdown development certificate ${serial.subarray(0, 4).toString("hex")}`;
   const name = sequence(set(sequence(oid("2.5.4.3"), utf8(commonName))));

@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { createDevCertificate } from "../../src/cli/dev-cert.ts";
 import { assertNoneRunning, MIXDOWN_BIN } from "../helpers/mixdown.ts";
 import { startTlsMixdown, testCertificate } from "../helpers/tls.ts";
 
@@ -51,6 +52,13 @@ describe("TLS: mixdown dev-cert and MIXDOWN_TLS_CERT / MIXDOWN_TLS_KEY", () => {
     assert.match(again.stderr, /exists \(use --force/);
     assert.equal((await mixdown(["dev-cert", "--out", out, "--force", "--days", "30"])).code, 0);
     assert.notEqual(new X509Certificate(fs.readFileSync(report.cert)).serialNumber, cert.serialNumber);
+  });
+
+  test("every certificate is valid DER: 3,000 in a row parse and verify (random serials included)", () => {
+    for (let i = 0; i < 3000; i++) {
+      const { cert } = createDevCertificate([], 1); // throws if OpenSSL rejects or cannot verify it
+      assert.equal(new X509Certificate(cert).serialNumber.length, 32);
+    }
   });
 
   test("bad TLS settings stop the server with a message naming the variable", async () => {
