@@ -29,23 +29,16 @@ const track = encodeWav(
   generateTrack({ ...(suiteSpecs()[3] as ReturnType<typeof suiteSpecs>[number]), durationSeconds: 90 }),
 );
 
-/** Seconds for JOBS runs of the same work in `processes` plain node processes at once (JOBS / processes each). */
-async function bareThroughput(processes: number): Promise<{ seconds: number; jobsPerSecond: number }> {
-  const dir = makeTempDir("mixdown-bench-distributed-");
-  const file = path.join(dir, "track.wav");
-  fs.writeFileSync(file, track);
+/** Seconds for JOBS runs of the same work on `file` in `processes` plain node processes at once (JOBS / processes each). */
+async function bareThroughput(file: string, processes: number): Promise<{ seconds: number; jobsPerSecond: number }> {
   const loop = path.join(import.meta.dirname, "lib/analysis-loop.ts");
   const run = promisify(execFile);
-  try {
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: processes }, () => run(process.execPath, [loop, file, String(JOBS / processes)])),
-    );
-    const seconds = (performance.now() - start) / 1000;
-    return { seconds, jobsPerSecond: JOBS / seconds };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: processes }, () => run(process.execPath, [loop, file, String(JOBS / processes)])),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { seconds, jobsPerSecond: JOBS / seconds };
 }
 
 /** Seconds for JOBS CPU-bound jobs (beats and chords of a 90 s track) on a deployment with `workers` workers. */
@@ -93,8 +86,10 @@ async function statusLoad(): Promise<{ reqPerSec: number; p99Ms: number }> {
 }
 
 if (JOBS % 2 !== 0) throw new Error(`BENCH_JOBS must be even, got ${JOBS}`);
-const bareOne = await bareThroughput(1);
-const bareTwo = await bareThroughput(2);
+const trackFile = path.join(makeTempDir("mixdown-bench-distributed-"), "track.wav");
+fs.writeFileSync(trackFile, track);
+const bareOne = await bareThroughput(trackFile, 1);
+const bareTwo = await bareThroughput(trackFile, 2);
 const one = await throughput(1);
 const two = await throughput(2);
 const ratio = two.jobsPerSecond / one.jobsPerSecond;

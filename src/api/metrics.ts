@@ -53,10 +53,16 @@ export function createMetrics(store: MetadataStore, queue: JobQueue): Metrics {
     registry,
     observeJob: (workflow, status, seconds) => jobDuration.observe({ workflow, status }, seconds),
     observeRequest: (method, route, statusCode, seconds) => {
-      const byRoute = httpChildren.get(method) ?? new Map<string, Map<number, Child>>();
-      if (byRoute.size === 0) httpChildren.set(method, byRoute);
-      const byStatus = byRoute.get(route) ?? new Map<number, Child>();
-      if (byStatus.size === 0) byRoute.set(route, byStatus);
+      let byRoute = httpChildren.get(method);
+      if (!byRoute) {
+        byRoute = new Map();
+        httpChildren.set(method, byRoute);
+      }
+      let byStatus = byRoute.get(route);
+      if (!byStatus) {
+        byStatus = new Map();
+        byRoute.set(route, byStatus);
+      }
       let child = byStatus.get(statusCode);
       if (!child) {
         child = httpDuration.labels(method, route, String(statusCode));

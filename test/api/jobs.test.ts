@@ -40,6 +40,14 @@ interface Detail {
 }
 
 /** A 400 INVALID_REQUEST whose message and `details` name `field` (a detail whose field is it or starts with it). */
+/** The routes that take a job id: get, status and delete. */
+const jobIdRoutes = (id: string) =>
+  [
+    ["GET", `/job/${id}`],
+    ["GET", `/job/${id}/status`],
+    ["DELETE", `/job/${id}`],
+  ] as const;
+
 function assertInvalid(response: ApiResponse, field: string, what = ""): void {
   const context = `${what}: ${JSON.stringify(response.body)}`;
   assert.equal(response.status, 400, context);
@@ -247,11 +255,7 @@ for (const { backend, skip } of BACKENDS)
       for (const prefix of PREFIXES) {
         test(`${prefix}: a non-UUID id → 400 INVALID_JOB_ID on get, status and delete`, async () => {
           for (const id of BAD_IDS) {
-            for (const [method, path] of [
-              ["GET", `/job/${id}`],
-              ["GET", `/job/${id}/status`],
-              ["DELETE", `/job/${id}`],
-            ] as const) {
+            for (const [method, path] of jobIdRoutes(id)) {
               const response = await server.api(method, `${prefix}${path}`, { key: app.apiKey });
               assert.equal(response.status, 400, `${method} ${path}: ${JSON.stringify(response.body)}`);
               assert.equal(response.body.code, "INVALID_JOB_ID", `${method} ${path}`);
@@ -262,11 +266,7 @@ for (const { backend, skip } of BACKENDS)
 
         test(`${prefix}: an unknown UUID → 404 JOB_NOT_FOUND on get, status and delete`, async () => {
           for (const id of [MISSING_ID, crypto.randomUUID()]) {
-            for (const [method, path] of [
-              ["GET", `/job/${id}`],
-              ["GET", `/job/${id}/status`],
-              ["DELETE", `/job/${id}`],
-            ] as const) {
+            for (const [method, path] of jobIdRoutes(id)) {
               const response = await server.api(method, `${prefix}${path}`, { key: app.apiKey });
               assert.equal(response.status, 404, `${method} ${path}: ${JSON.stringify(response.body)}`);
               assert.equal(response.body.code, "JOB_NOT_FOUND");
@@ -311,11 +311,7 @@ for (const { backend, skip } of BACKENDS)
           assert.deepEqual(deleted.body, { id });
 
           for (const p of PREFIXES) {
-            for (const [method, path] of [
-              ["GET", `/job/${id}`],
-              ["GET", `/job/${id}/status`],
-              ["DELETE", `/job/${id}`],
-            ] as const) {
+            for (const [method, path] of jobIdRoutes(id)) {
               const response = await server.api(method, `${p}${path}`, { key: app.apiKey });
               assert.equal(response.status, 404, `${method} ${p}${path} after delete`);
               assert.equal(response.body.code, "JOB_NOT_FOUND");
