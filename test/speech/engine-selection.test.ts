@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { chooseEngine } from "../../src/modules/transcribe/engines/select.ts";
 import { loadWhisperBinding } from "../../src/modules/transcribe/engines/whisper-binding.ts";
 import { sentencesOf } from "../../src/modules/transcribe/engines/whisper-process.ts";
@@ -80,6 +82,39 @@ test("with a whisper model installed, auto runs whisper.cpp in its own process o
     const { outputs } = await runModule(transcribeModule, encodeWav(samples), {}, dir);
     assert.equal(outputs.text, "");
     assert.deepEqual(readJson(outputs.transcript), []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the whisper process exits once it has answered, also when nothing made V8 collect its callback", () => {
+  // With Node's compile cache warm, a short run collects no garbage, so the addon's segment callback would
+  // hold the event loop open for good: the second of two runs sharing a cache hung before the fix.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-whisper-exit-"));
+  try {
+    writeEmptyWhisperModel(path.join(dir, "model.bin"));
+    const samples = Float32Array.from({ length: 16000 }, (_, i) => 0.1 * Math.sin(i / 5));
+    fs.writeFileSync(path.join(dir, "speech.f32"), new Uint8Array(samples.buffer));
+    const request = path.join(dir, "request.json");
+    fs.writeFileSync(
+      request,
+      JSON.stringify({
+        model: path.join(dir, "model.bin"),
+        language: "en",
+        threads: 1,
+        samplesFile: path.join(dir, "speech.f32"),
+        sampleRate: 16000,
+        spans: [{ start: 0.1, end: 0.9 }],
+      }),
+    );
+    const entry = fileURLToPath(new URL("../../src/modules/transcribe/engines/whisper-process.ts", import.meta.url));
+    const env = { ...process.env, NODE_COMPILE_CACHE: path.join(dir, "compile-cache") };
+    for (const run of [1, 2, 3]) {
+      const child = spawnSync(process.execPath, [entry, request], { env, encoding: "utf8", timeout: 30_000 });
+      assert.equal(child.signal, null, `run ${run} did not exit by itself`);
+      assert.equal(child.status, 0, `run ${run}: ${child.stderr}`);
+      assert.equal(child.stdout, "[]");
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

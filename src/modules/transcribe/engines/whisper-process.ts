@@ -90,11 +90,16 @@ export async function transcribeSpans(request: WhisperRequest): Promise<Transcri
 }
 
 if (import.meta.main) {
+  let answer = "";
   try {
     const request = JSON.parse(fs.readFileSync(process.argv[2] as string, "utf8")) as WhisperRequest;
-    process.stdout.write(JSON.stringify(await transcribeSpans(request)));
+    answer = JSON.stringify(await transcribeSpans(request));
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
+  // The segment callback is a native thread-safe function that holds the event loop open until V8 happens to
+  // collect it, which may be never: a short run does not collect garbage at all (seen with Node's compile
+  // cache warm). Exit once the answer is written instead of waiting for the loop to empty.
+  process.stdout.write(answer, () => process.exit());
 }
