@@ -42,7 +42,7 @@ osd pool default min size = 1
 mon allow pool size one = true
 mon warn on pool no redundancy = false
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = 4294967296
 osd crush chooseleaf type = 0
 run dir = $D/run
 log file = $D/log/\$name.log
@@ -57,6 +57,11 @@ osd data = $D/osd0
 [client.rgw]
 rgw frontends = beast endpoint=127.0.0.1:7480
 rgw data = $D/rgw
+# Deleted objects' data is freed within seconds, not after radosgw's default two hours: the OSD keeps all
+# data in memory, and a long test or bench session would otherwise fill it (writes then hang).
+rgw gc obj min wait = 0
+rgw gc processor period = 10
+rgw gc processor max time = 10
 CONF
   monmaptool --create --clobber --fsid "$FSID" --addv a '[v1:127.0.0.1:6789]' "$D/monmap" >/dev/null
   ceph-mon -c "$C" --mkfs -i a --monmap "$D/monmap"
