@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { JobFailure } from "../jobs/job-failure.ts";
 import { mediaBinaries } from "./binaries.ts";
 import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
-import { requireAudio } from "./probe.ts";
+import { NO_AUDIO_MESSAGE, NOT_MEDIA_MESSAGE } from "./probe.ts";
 import { lowerPriority, ToolError } from "./run-tool.ts";
 
 /** Planar float32 audio. */
@@ -15,25 +15,20 @@ export const pcmLength = (pcm: Pcm): number => pcm.channels[0]?.length ?? 0;
 
 /**
  * Decodes the first audio stream of any file ffmpeg reads (audio or video) to float32 PCM at the requested
- * rate and channel count (the file's own when omitted). Undecodable input is BAD_INPUT.
+ * rate and channel count, the file's own where omitted. ffmpeg writes a WAV stream, whose header gives the
+ * rate and channels it chose, so no probe runs first. Input that is not media, has no audio or cannot be
+ * decoded is BAD_INPUT.
  */
-export function decodePcm(
+export function decodeAudio(
   file: string,
-  options: { sampleRate: number; channels: number },
+  options: { sampleRate?: number; channels?: number } = {},
   signal?: AbortSignal,
 ): Promise<Pcm> {
   const args = ["-hide_banner", "-nostdin", "-v", "error", "-i", file, "-map", "0:a:0", "-vn"];
-  args.push(
-    "-ac",
-    String(options.channels),
-    "-ar",
-    String(options.sampleRate),
-    "-f",
-    "f32le",
-    "-c:a",
-    "pcm_f32le",
-    "pipe:1",
-  );
+  if (options.channels !== undefined) args.push("-ac", String(options.channels));
+  if (options.sampleRate !== undefined) args.push("-ar", String(options.sampleRate));
+  // No metadata and no encoder tag: the header is then only the format and data chunks.
+  args.push("-map_metadata", "-1", "-fflags", "+bitexact", "-c:a", "pcm_f32le", "-f", "wav", "pipe:1");
   return new Promise((resolve, reject) => {
     const child = spawn(mediaBinaries().ffmpeg, args, { stdio: ["ignore", "pipe", "pipe"], signal });
     lowerPriority(child.pid);
@@ -47,24 +42,57 @@ export function decodePcm(
     child.on("close", (code) => {
       if (signal?.aborted) return reject(signal.reason);
       if (code !== 0) {
-        const reason = stderr.trim().split("\n").at(-1)?.replaceAll(file, "input") ?? "";
         return reject(
-          new JobFailure("BAD_INPUT", `The input audio could not be decoded: ${reason}`, {
+          new JobFailure("BAD_INPUT", decodeFailureMessage(stderr, file), {
             cause: new ToolError("ffmpeg", code, stderr),
           }),
         );
       }
-      const bytes = Buffer.concat(chunks);
-      const frames = Math.floor(bytes.length / 4 / options.channels);
-      const interleaved = new Float32Array(bytes.buffer, bytes.byteOffset, frames * options.channels);
-      const channels = Array.from({ length: options.channels }, () => new Float32Array(frames));
-      for (let i = 0; i < frames; i++) {
-        for (let c = 0; c < options.channels; c++)
-          (channels[c] as Float32Array)[i] = interleaved[i * options.channels + c] as number;
+      try {
+        resolve(planarFromWav(Buffer.concat(chunks)));
+      } catch (error) {
+        reject(error);
       }
-      resolve({ sampleRate: options.sampleRate, channels });
     });
   });
+}
+
+/** The samples of a float32 WAV stream as ffmpeg writes it to a pipe (size fields unset), one array per channel. */
+function planarFromWav(bytes: Buffer): Pcm {
+  if (bytes.toString("latin1", 0, 4) !== "RIFF" || bytes.toString("latin1", 8, 12) !== "WAVE") {
+    throw new Error("ffmpeg's output is not a WAV stream");
+  }
+  let format: { channels: number; sampleRate: number } | undefined;
+  let offset = 12;
+  while (offset + 8 <= bytes.length) {
+    const id = bytes.toString("latin1", offset, offset + 4);
+    const size = bytes.readUInt32LE(offset + 4);
+    if (id === "fmt ")
+      format = { channels: bytes.readUInt16LE(offset + 10), sampleRate: bytes.readUInt32LE(offset + 12) };
+    if (id === "data") break;
+    offset += 8 + size + (size % 2);
+  }
+  if (!format || format.channels < 1 || offset + 8 > bytes.length)
+    throw new Error("ffmpeg's WAV stream has no format or data");
+  const { channels: count, sampleRate } = format;
+  const start = bytes.byteOffset + offset + 8;
+  const frames = Math.floor((bytes.length - offset - 8) / 4 / count);
+  // A large concatenation has an ArrayBuffer of its own, so aligned mono samples are used where they lie.
+  if (count === 1 && start % 4 === 0) return { sampleRate, channels: [new Float32Array(bytes.buffer, start, frames)] };
+  const interleaved = new Float32Array(bytes.buffer.slice(start, start + frames * count * 4));
+  const channels = Array.from({ length: count }, () => new Float32Array(frames));
+  for (let i = 0; i < frames; i++) {
+    for (let c = 0; c < count; c++) (channels[c] as Float32Array)[i] = interleaved[i * count + c] as number;
+  }
+  return { sampleRate, channels };
+}
+
+/** Why ffmpeg could not decode a file, in the words ffprobe's checks use where it is the same reason. */
+function decodeFailureMessage(stderr: string, file: string): string {
+  if (/Stream map '0:a:0' matches no streams/.test(stderr)) return NO_AUDIO_MESSAGE;
+  if (/Invalid data found when processing input/.test(stderr)) return NOT_MEDIA_MESSAGE;
+  const reason = stderr.trim().split("\n").at(-1)?.replaceAll(file, "input") ?? "";
+  return `The input audio could not be decoded: ${reason}`;
 }
 
 /** Encodes PCM to a file in one of the output formats (piped to ffmpeg, never through a temporary WAV). */
@@ -104,16 +132,4 @@ export function encodePcm(pcm: Pcm, file: string, format: AudioFormat, signal?: 
     };
     writeMore();
   });
-}
-
-/** Checks the file has audio, then decodes it at its own rate and channel count unless others are asked for. */
-export async function decodeAudio(
-  file: string,
-  options: { sampleRate?: number; channels?: number } = {},
-  signal?: AbortSignal,
-): Promise<Pcm> {
-  const { audio } = await requireAudio(file, signal);
-  const sampleRate = options.sampleRate ?? (audio?.sampleRate || 44100);
-  const channels = options.channels ?? (audio?.channels || 2);
-  return decodePcm(file, { sampleRate, channels }, signal);
 }

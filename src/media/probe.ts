@@ -37,6 +37,10 @@ const num = (value: string | undefined): number | null => {
   return value !== undefined && Number.isFinite(n) ? n : null;
 };
 
+/** What a job is told when its input is not media, or has no sound. */
+export const NOT_MEDIA_MESSAGE = "The input is not a media file Mixdown can read (corrupt or unsupported format).";
+export const NO_AUDIO_MESSAGE = "The input has no audio stream.";
+
 /** Reads a file's metadata with ffprobe; a file ffprobe cannot read is bad input. */
 export async function probeMedia(file: string, signal?: AbortSignal): Promise<MediaMetadata> {
   let output: string;
@@ -48,10 +52,7 @@ export async function probeMedia(file: string, signal?: AbortSignal): Promise<Me
     );
   } catch (error) {
     if (error instanceof ToolError) {
-      throw new JobFailure(
-        "BAD_INPUT",
-        "The input is not a media file Mixdown can read (corrupt or unsupported format).",
-      );
+      throw new JobFailure("BAD_INPUT", NOT_MEDIA_MESSAGE);
     }
     throw error;
   }
@@ -84,6 +85,6 @@ export async function probeMedia(file: string, signal?: AbortSignal): Promise<Me
 /** Probes and insists on at least one audio stream. */
 export async function requireAudio(file: string, signal?: AbortSignal): Promise<MediaMetadata> {
   const info = await probeMedia(file, signal);
-  if (!info.audio) throw new JobFailure("BAD_INPUT", "The input has no audio stream.");
+  if (!info.audio) throw new JobFailure("BAD_INPUT", NO_AUDIO_MESSAGE);
   return info;
 }
