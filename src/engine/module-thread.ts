@@ -1,28 +1,20 @@
+import v8 from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { lowerPriority } from "../media/run-tool.ts";
+import type { ThreadReply, ThreadTask } from "./run-in-thread.ts";
 import { serializeError } from "./thread-errors.ts";
 import type { Module } from "./types.ts";
 
 /**
- * Worker-thread entry: runs one heavy module with the inputs it was given and posts its outputs back.
- * Only that module is imported (modules live in src/modules/<name>/index.ts), so a thread starts quickly.
+ * Worker-thread entry for one heavy module: imports it once, then runs each task posted to the thread and
+ * posts back its outputs. Only that module is imported (modules live in src/modules/<name>/index.ts), so a
+ * thread starts quickly.
  */
-const {
-  module: name,
-  params,
-  inputs,
-  outputDir,
-  modelsDir,
-} = workerData as {
-  module: string;
-  params: Record<string, unknown>;
-  inputs: Record<string, unknown>;
-  outputDir: string;
-  modelsDir: string;
-};
+const { module: name } = workerData as { module: string };
 // On Linux this lowers just this thread (and what it starts): heavy work yields to the API's event loop.
 lowerPriority(0);
-const controller = new AbortController();
+// Never aborted: aborting a step terminates its thread.
+const signal = new AbortController().signal;
 const fetchInput = () => Promise.reject(new Error("fetchInput is not available in a worker thread"));
 
 async function load(): Promise<Module> {
@@ -33,9 +25,22 @@ async function load(): Promise<Module> {
   return module as Module;
 }
 
-load()
-  .then((module) => module.run({ params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput }))
-  .then(
-    (outputs) => parentPort?.postMessage({ ok: true, outputs }),
-    (error: unknown) => parentPort?.postMessage({ ok: false, error: serializeError(error) }),
-  );
+const loaded = load();
+
+function reply(answer: { ok: true; outputs: Record<string, unknown> } | { ok: false; error: unknown }): void {
+  const heap = v8.getHeapStatistics();
+  const heapBytes = heap.used_heap_size + heap.external_memory;
+  const message: ThreadReply = answer.ok
+    ? { ...answer, heapBytes }
+    : { ok: false, error: serializeError(answer.error), heapBytes };
+  parentPort?.postMessage(message);
+}
+
+parentPort?.on("message", (task: ThreadTask) => {
+  loaded
+    .then((module) => module.run({ ...task, signal, fetchInput }))
+    .then(
+      (outputs) => reply({ ok: true, outputs }),
+      (error: unknown) => reply({ ok: false, error }),
+    );
+});
