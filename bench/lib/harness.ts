@@ -147,6 +147,19 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** An integer from the environment, or the fallback. */
+/** Busy and total CPU time of the whole machine so far (Linux /proc/stat), in clock ticks. */
+export function machineTicks(): { busy: number; total: number } {
+  const fields = (fs.readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/** Cores kept busy on average between two machineTicks() readings. */
+export function coresBusy(before: { busy: number; total: number }, after: { busy: number; total: number }): number {
+  return ((after.busy - before.busy) / (after.total - before.total)) * os.availableParallelism();
+}
+
 export function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
