@@ -22,15 +22,16 @@ export interface ExecutionEnvironment {
 const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
 const paramValidators = new WeakMap<Module, ValidateFunction>();
 
-function checkParams(module: Module, step: StepDefinition, params: Record<string, unknown>): void {
+/** Checks a step's params against its module's schema and fills in the schema's defaults; a mismatch is BAD_INPUT. */
+export function checkParams(module: Module, stepId: string, params: Record<string, unknown>): void {
   let validate = paramValidators.get(module);
   if (!validate) {
     validate = ajv.compile(module.params);
     paramValidators.set(module, validate);
   }
   if (!validate(params)) {
-    const reasons = describeIssues(validate.errors ?? [], `${step.id}.params`).map((d) => `${d.field} ${d.message}`);
-    throw new JobFailure("BAD_INPUT", `The job's params do not suit step "${step.id}": ${reasons.join("; ")}`);
+    const reasons = describeIssues(validate.errors ?? [], `${stepId}.params`).map((d) => `${d.field} ${d.message}`);
+    throw new JobFailure("BAD_INPUT", `The job's params do not suit step "${stepId}": ${reasons.join("; ")}`);
   }
 }
 
@@ -65,7 +66,7 @@ export async function executeWorkflow(
     const inputs: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(step.inputs ?? {})) inputs[name] = await resolve(value);
     controller.signal.throwIfAborted();
-    checkParams(module, step, params);
+    checkParams(module, step.id, params);
     const outputDir = path.join(env.scratchDir, "steps", step.id);
     await fsp.mkdir(outputDir, { recursive: true });
     const { modelsDir } = env;
