@@ -61,7 +61,8 @@ export class JobRunner {
       fetchInput: (url: string) => this.fetchInput(url, path.join(scratchDir, `input-${inputCount++}`), job, signal),
       storeFile: async (name: string, localPath: string, contentType: string) => {
         const key = resultPrefix + name;
-        await this.blobs.put(key, fs.createReadStream(localPath), { contentType });
+        const { size } = await fsp.stat(localPath);
+        await this.blobs.put(key, fs.createReadStream(localPath, { highWaterMark: 1 << 20 }), { contentType, size });
         return { file: key, contentType };
       },
     };

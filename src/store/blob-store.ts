@@ -14,13 +14,20 @@ export class BlobTooLargeError extends Error {
   }
 }
 
+export interface PutInfo {
+  contentType: string;
+  maxBytes?: number;
+  size?: number;
+}
+
 /** Files by key ("uploads/<id>", "results/<jobId>/<name>"). Implemented by local/ (embedded). */
 export interface BlobStore {
   /**
    * Streams body into key; rejects with BlobTooLargeError past maxBytes and leaves nothing behind.
    * The body's chunks become the store's: it may free them once stored (pass a stream read by nobody else).
+   * `size`, when the body's exact length is known (a file), lets a store send it in one request.
    */
-  put(key: string, body: Readable, info: { contentType: string; maxBytes?: number }): Promise<BlobInfo>;
+  put(key: string, body: Readable, info: PutInfo): Promise<BlobInfo>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /** Bytes start..end inclusive (whole blob when omitted). */
   read(key: string, range?: { start: number; end: number }): Readable;

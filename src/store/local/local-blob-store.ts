@@ -3,7 +3,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../blob-store.ts";
+import { type BlobInfo, type BlobStore, BlobTooLargeError, type PutInfo } from "../blob-store.ts";
 import { streamToFile } from "../stream-to-file.ts";
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/?$/;
@@ -21,7 +21,7 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, key);
   }
 
-  async put(key: string, body: Readable, info: { contentType: string; maxBytes?: number }): Promise<BlobInfo> {
+  async put(key: string, body: Readable, info: PutInfo): Promise<BlobInfo> {
     const file = this.file(key);
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const partial = `${file}.part-${randomUUID()}`;

@@ -6,11 +6,15 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { type BlobInfo, type BlobStore, BlobTooLargeError } from "../blob-store.ts";
+import { type BlobInfo, type BlobStore, BlobTooLargeError, type PutInfo } from "../blob-store.ts";
 import { streamToFile } from "../stream-to-file.ts";
+
+/** S3's limit for a single PUT; larger bodies go as a multipart upload. */
+const SINGLE_PUT_MAX_BYTES = 5 * 1024 ** 3;
 
 /** Blobs as objects in one bucket of any S3-compatible store. */
 export class S3BlobStore implements BlobStore {
@@ -22,26 +26,47 @@ export class S3BlobStore implements BlobStore {
     this.bucket = bucket;
   }
 
-  async put(key: string, body: Readable, info: { contentType: string; maxBytes?: number }): Promise<BlobInfo> {
+  async put(key: string, body: Readable, info: PutInfo): Promise<BlobInfo> {
     let size = 0;
     const limit = info.maxBytes ?? Number.MAX_SAFE_INTEGER;
+    if (info.size !== undefined && info.size > limit) {
+      body.destroy();
+      throw new BlobTooLargeError(limit);
+    }
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         size += chunk.length;
         if (size > limit) callback(new BlobTooLargeError(limit));
         else callback(null, chunk);
       },
+      flush(callback) {
+        // A body shorter than its declared size would leave the PUT waiting for bytes that never come.
+        if (info.size !== undefined && size !== info.size)
+          callback(new Error(`${key}: ${size} bytes, not ${info.size}`));
+        else callback();
+      },
     });
     body.on("error", (error) => counter.destroy(error));
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: key, Body: body.pipe(counter), ContentType: info.contentType },
-    });
-    try {
-      await upload.done();
-    } catch (error) {
-      await upload.abort().catch(() => undefined);
-      throw counter.errored ?? error;
+    const params = { Bucket: this.bucket, Key: key, Body: body.pipe(counter), ContentType: info.contentType };
+    if (info.size !== undefined && info.size <= SINGLE_PUT_MAX_BYTES) {
+      // A known length goes in one PUT: a multipart upload buffers 5 MiB parts and takes several requests
+      // (for 16 MB, ~2.5x the worker's CPU and twice the time, measured here).
+      // The SDK does not end a request whose body fails: stop it here, and answer with the body's error.
+      const request = new AbortController();
+      counter.on("error", () => request.abort());
+      await this.client
+        .send(new PutObjectCommand({ ...params, ContentLength: info.size }), { abortSignal: request.signal })
+        .catch((error: unknown) => {
+          throw counter.errored ?? error;
+        });
+    } else {
+      const upload = new Upload({ client: this.client, params });
+      try {
+        await upload.done();
+      } catch (error) {
+        await upload.abort().catch(() => undefined);
+        throw counter.errored ?? error;
+      }
     }
     return { size, contentType: info.contentType };
   }
