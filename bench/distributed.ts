@@ -22,6 +22,8 @@ import { coresBusy, machineTicks, makeTempDir } from "./lib/harness.ts";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 8);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/** Issue 6: on CPU-bound jobs, 2 worker processes give at least this many times the jobs/s of one. */
+const GOAL = 1.8;
 
 if (distributedUnavailable) {
   console.log(`distributed bench skipped: ${distributedUnavailable}`);
@@ -36,6 +38,8 @@ interface Workload {
   module: string;
   params: Record<string, unknown>;
   trackSeconds: number;
+  /** Whether the goal (2 workers >= 1.8x one) applies: the job is mostly computation. */
+  cpuBound: boolean;
   /** Jobs per round, relative to BENCH_JOBS (short jobs run more, so a round is not over in a moment). */
   jobsFactor: number;
 }
@@ -43,6 +47,7 @@ interface Workload {
 const WORKLOADS: Workload[] = [
   {
     name: "MIDI of a 30 s track (CPU-bound)",
+    cpuBound: true,
     workflow: "mixdown/midi",
     module: "audio-to-midi",
     params: {},
@@ -51,6 +56,7 @@ const WORKLOADS: Workload[] = [
   },
   {
     name: "drum stems of a 90 s track (CPU-bound)",
+    cpuBound: true,
     workflow: "mixdown/stems-drums",
     module: "stems-drums",
     params: { method: "classical" },
@@ -59,6 +65,7 @@ const WORKLOADS: Workload[] = [
   },
   {
     name: "beats and chords of a 90 s track (short)",
+    cpuBound: false,
     workflow: "mixdown/beats-chords",
     module: "music-analysis",
     params: {},
@@ -173,7 +180,7 @@ for (const work of WORKLOADS) {
   console.log(`    ratio 2/1: ${ceiling.toFixed(2)}; Mixdown's ratio / the machine's: ${(ratio / ceiling).toFixed(2)}`);
   results.push({
     workload: work.name,
-    goalMet: work.name.includes("CPU-bound") ? ratio >= 1.8 : undefined,
+    goalMet: work.cpuBound ? ratio >= GOAL : undefined,
     workflow: work.workflow,
     jobs,
     one,
@@ -182,9 +189,9 @@ for (const work of WORKLOADS) {
     machine: { one: bareOne, two: bareTwo, ratio: ceiling },
   });
 }
-for (const r of results.filter((result) => result.workload.includes("CPU-bound"))) {
-  const verdict = r.ratio >= 1.8 ? "met" : "NOT met";
-  console.log(`Goal 2 workers >= 1.8x one, ${r.workload}: ${r.ratio.toFixed(2)}, ${verdict}`);
+for (const r of results) {
+  if (r.goalMet === undefined) continue;
+  console.log(`Goal 2 workers >= ${GOAL}x one, ${r.workload}: ${r.ratio.toFixed(2)}, ${r.goalMet ? "met" : "NOT met"}`);
 }
 const status = await statusLoad();
 console.log(
@@ -194,7 +201,7 @@ console.log(
   JSON.stringify({
     bench: "distributed",
     workloads: results,
-    goal: 1.8,
+    goal: GOAL,
     status,
   }),
 );

@@ -6,7 +6,7 @@ import { JobFailure } from "../jobs/job-failure.ts";
 import { describeIssues } from "../schema-issues.ts";
 import { contentTypeOf } from "./content-type.ts";
 import { literal, parseReference } from "./references.ts";
-import { runInThread } from "./run-in-thread.ts";
+import { moduleThreads } from "./run-in-thread.ts";
 import { isFileType, type Module, type StepDefinition, type WorkflowDefinition } from "./types.ts";
 
 /** What the engine needs from the job around it. */
@@ -72,7 +72,7 @@ export async function executeWorkflow(
     const { modelsDir } = env;
     const context = { params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput: env.fetchInput };
     const produced = module.heavy
-      ? await runInThread(module.name, { params, inputs, outputDir, modelsDir }, controller.signal)
+      ? await moduleThreads.run(module.name, { params, inputs, outputDir, modelsDir }, controller.signal)
       : await module.run(context);
     for (const name of Object.keys(module.outputs)) {
       if (!(name in produced)) throw new Error(`module ${module.name} did not produce its output "${name}"`);

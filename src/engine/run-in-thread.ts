@@ -130,10 +130,8 @@ export class ModuleThreads {
   }
 }
 
-/** The process's module threads: idle ones end after a minute; one holding over 1 GiB after a step is not kept. */
+/**
+ * The process's module threads (heavy modules run here; aborting a step terminates its thread): idle ones end
+ * after a minute; one holding over 1 GiB after a step is not kept.
+ */
 export const moduleThreads = new ModuleThreads({ idleMs: 60_000, retireHeapBytes: 1024 ** 3 });
-
-/** Runs a heavy module in a worker thread (kept for its next step); aborting terminates the thread. */
-export function runInThread(module: string, task: ThreadTask, signal: AbortSignal): Promise<Record<string, unknown>> {
-  return moduleThreads.run(module, task, signal);
-}
