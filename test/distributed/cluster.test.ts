@@ -1,40 +1,16 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import type http from "node:http";
 import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { sineWav } from "../helpers/audio.ts";
 import { distributedUnavailable, provisionDistributed } from "../helpers/backends.ts";
-import { startFixture } from "../helpers/http-fixture.ts";
+import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { storedKeys } from "../helpers/inspect.ts";
 import { assertNoneRunning, freePort, MIXDOWN_BIN, Mixdown, NodeProcess } from "../helpers/mixdown.ts";
 
 const skip = distributedUnavailable ? `skipped: ${distributedUnavailable}` : false;
 const wav = sineWav(0.5);
-
-/** An input server whose responses stall (headers and a few bytes, then nothing) until resume(). */
-async function stallingInput() {
-  const state = { stall: true, requests: [] as number[] };
-  const stalled = new Set<http.ServerResponse>();
-  const fixture = await startFixture((_request, response) => {
-    state.requests.push(Date.now());
-    response.writeHead(200, { "content-length": String(wav.length), "content-type": "audio/wav" });
-    if (state.stall) {
-      response.write(wav.subarray(0, 100));
-      stalled.add(response);
-    } else response.end(wav);
-  });
-  return {
-    ...fixture,
-    state,
-    resume() {
-      state.stall = false;
-      for (const response of stalled) if (!response.destroyed) response.end(wav.subarray(100));
-      stalled.clear();
-    },
-  };
-}
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +26,7 @@ describe("distributed mode: API and worker nodes on Postgres, pg-boss and S3", {
   after(() => assertNoneRunning());
 
   test("a worker killed mid-job (SIGKILL) loses it to another worker within 30 s; it finishes once", async (t) => {
-    const input = await stallingInput();
+    const input = await startStallingFixture(wav);
     const server = await Mixdown.start({ MIXDOWN_ALLOW_PRIVATE_URLS: "true" }, { backend: "distributed", workers: 1 });
     try {
       const { apiKey } = await server.createApp();
@@ -66,7 +42,7 @@ describe("distributed mode: API and worker nodes on Postgres, pg-boss and S3", {
         async () => (input.state.requests.length > 1 ? true : undefined),
         60_000,
       );
-      const takeover = ((input.state.requests[1] as number) - killedAt) / 1000;
+      const takeover = ((input.state.requests[1]?.at as number) - killedAt) / 1000;
       t.diagnostic(`taken over ${takeover.toFixed(1)} s after SIGKILL (default lease: 30 s)`);
       assert.ok(takeover <= 30, `taken over after ${takeover} s`);
       const job = await server.waitForJob(apiKey, id);
@@ -85,7 +61,7 @@ describe("distributed mode: API and worker nodes on Postgres, pg-boss and S3", {
   });
 
   test("SIGTERM on a worker: it stops claiming, returns its unfinished job within the grace period and exits 0", async () => {
-    const input = await stallingInput();
+    const input = await startStallingFixture(wav);
     const server = await Mixdown.start(
       { MIXDOWN_ALLOW_PRIVATE_URLS: "true", MIXDOWN_SHUTDOWN_GRACE_MS: "500" },
       { backend: "distributed", workers: 1 },

@@ -20,3 +20,29 @@ export async function startFixture(
       }),
   };
 }
+
+/**
+ * Serves `body` on every path. While `state.stall` is set, a response sends its headers and first 100 bytes,
+ * then waits (the job reading it stays STARTED) until resume() sends the rest. Every request is recorded.
+ */
+export async function startStallingFixture(body: Buffer, contentType = "audio/wav") {
+  const state = { stall: true, requests: [] as { path: string; at: number }[] };
+  const stalled = new Set<http.ServerResponse>();
+  const fixture = await startFixture((request, response) => {
+    state.requests.push({ path: request.url ?? "", at: Date.now() });
+    response.writeHead(200, { "content-length": String(body.length), "content-type": contentType });
+    if (!state.stall) return void response.end(body);
+    response.write(body.subarray(0, 100));
+    stalled.add(response);
+  });
+  return {
+    ...fixture,
+    state,
+    /** Ends the stall: stalled responses get the rest of the body, new ones all of it. */
+    resume() {
+      state.stall = false;
+      for (const response of stalled) if (!response.destroyed) response.end(body.subarray(100));
+      stalled.clear();
+    },
+  };
+}

@@ -4,33 +4,11 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { sineWav } from "../helpers/audio.ts";
-import { startFixture } from "../helpers/http-fixture.ts";
-import { assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { startStallingFixture } from "../helpers/http-fixture.ts";
+import { scratchFiles, storedKeys } from "../helpers/inspect.ts";
+import { assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 const wav = sineWav(1);
-
-/**
- * Serves the WAV; while `stall` is set, sends the headers and a few bytes, then waits (the job stays
- * STARTED) until resume() sends the rest.
- */
-async function stallableFixture() {
-  const state = { stall: true };
-  const stalled = new Set<import("node:http").ServerResponse>();
-  const fixture = await startFixture((_request, response) => {
-    if (state.stall) {
-      response.writeHead(200, { "content-length": String(wav.length), "content-type": "audio/wav" });
-      response.write(wav.subarray(0, 100));
-      stalled.add(response);
-      return;
-    }
-    response.writeHead(200, { "content-type": "audio/wav" }).end(wav);
-  });
-  const resume = () => {
-    for (const response of stalled) if (!response.destroyed) response.end(wav.subarray(100));
-    stalled.clear();
-  };
-  return { ...fixture, state, resume };
-}
 
 async function waitForStatus(server: Mixdown, key: string, id: string, status: string) {
   for (let i = 0; i < 300; i++) {
@@ -47,10 +25,12 @@ const ENV = {
   MIXDOWN_JOB_LEASE_MS: "1500",
 };
 
-describe("job lifecycle: crashes, shutdown, deletion", () => {
-  let fixture: Awaited<ReturnType<typeof stallableFixture>>;
+// The distributed counterparts of the crash and shutdown tests (a worker process killed or stopped while
+// other nodes run on) are in test/distributed/cluster.test.ts.
+describe("job lifecycle: crashes and shutdown [embedded]", () => {
+  let fixture: Awaited<ReturnType<typeof startStallingFixture>>;
   before(async () => {
-    fixture = await stallableFixture();
+    fixture = await startStallingFixture(wav);
   });
   after(async () => {
     await fixture.close();
@@ -127,35 +107,47 @@ describe("job lifecycle: crashes, shutdown, deletion", () => {
       await server.dispose();
     }
   });
-
-  test("DELETE of a running job stops it; it leaves no job, no result and no scratch files", async () => {
-    fixture.state.stall = true;
-    const server = await Mixdown.start(ENV);
-    try {
-      const { apiKey } = await server.createApp();
-      const id = await server.createJob(apiKey, "mixdown/convert", {
-        inputUrl: `${fixture.url}/d.wav`,
-        format: "wav",
-      });
-      await waitForStatus(server, apiKey, id, "STARTED");
-      assert.deepEqual((await server.api("DELETE", `/v1/job/${id}`, { key: apiKey })).body, { id });
-      assert.equal((await server.api("GET", `/v1/job/${id}`, { key: apiKey })).status, 404);
-      // The stopped job's scratch directory goes once its worker has unwound (bounded wait).
-      for (let i = 0; i < 100 && fs.readdirSync(path.join(server.dataDir, "scratch")).length > 0; i++) await delay(100);
-      assert.deepEqual(fs.readdirSync(path.join(server.dataDir, "scratch")), []);
-      assert.equal(fs.existsSync(path.join(server.dataDir, "blobs/results", id)), false);
-      // The worker is free again: a new job runs.
-      fixture.state.stall = false;
-      const next = await server.waitForJob(
-        apiKey,
-        await server.createJob(apiKey, "mixdown/convert", {
-          inputUrl: `${fixture.url}/e.wav`,
-          format: "wav",
-        }),
-      );
-      assert.equal(next.status, "SUCCEEDED");
-    } finally {
-      await server.dispose();
-    }
-  });
 });
+
+for (const { backend, skip } of BACKENDS)
+  describe(`job lifecycle: deleting a running job [${backend}]`, { skip }, () => {
+    let fixture: Awaited<ReturnType<typeof startStallingFixture>>;
+    before(async () => {
+      fixture = await startStallingFixture(wav);
+    });
+    after(async () => {
+      await fixture.close();
+      assertNoneRunning();
+    });
+
+    test("DELETE of a running job stops it; it leaves no job, no result and no scratch files", async () => {
+      fixture.state.stall = true;
+      const server = await Mixdown.start(ENV, { backend });
+      try {
+        const { apiKey } = await server.createApp();
+        const id = await server.createJob(apiKey, "mixdown/convert", {
+          inputUrl: `${fixture.url}/d.wav`,
+          format: "wav",
+        });
+        await waitForStatus(server, apiKey, id, "STARTED");
+        assert.deepEqual((await server.api("DELETE", `/v1/job/${id}`, { key: apiKey })).body, { id });
+        assert.equal((await server.api("GET", `/v1/job/${id}`, { key: apiKey })).status, 404);
+        // The stopped job's scratch directory goes once its worker has unwound (bounded wait).
+        for (let i = 0; i < 100 && scratchFiles(server).length > 0; i++) await delay(100);
+        assert.deepEqual(scratchFiles(server), []);
+        assert.deepEqual(await storedKeys(server, `results/${id}/`), []);
+        // The worker is free again: a new job runs.
+        fixture.state.stall = false;
+        const next = await server.waitForJob(
+          apiKey,
+          await server.createJob(apiKey, "mixdown/convert", {
+            inputUrl: `${fixture.url}/e.wav`,
+            format: "wav",
+          }),
+        );
+        assert.equal(next.status, "SUCCEEDED");
+      } finally {
+        await server.dispose();
+      }
+    });
+  });
