@@ -207,14 +207,14 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_URL_TTL_SECONDS     lifetime of upload and download URLs (default 86400)
   MIXDOWN_JOB_LEASE_MS        a started job is re-queued if its worker is silent this long (default 30000)
   MIXDOWN_SHUTDOWN_GRACE_MS   on SIGTERM, how long running jobs may finish before re-queueing (default 30000)
+  MIXDOWN_APP_CONCURRENCY     most jobs of one application running at once on all workers (default 0: no
+                              limit; waiting jobs are interleaved across applications either way)
   MIXDOWN_LOG_LEVEL           fatal|error|warn|info|debug|trace|silent (default info)
   MIXDOWN_SECRET              key for signing URLs (default: generated once into the data dir; set the
                               same value on every node in distributed mode)
 
 Distributed mode (both optional, independent):
   MIXDOWN_DATABASE_URL        postgres://… : metadata in Postgres, queue in pg-boss
-  MIXDOWN_APP_CONCURRENCY     most jobs of one application running at once on all workers (default 0: no
-                              limit; waiting jobs are interleaved across applications either way)
   MIXDOWN_S3_BUCKET           files in this S3 bucket (presigned upload/download URLs)
   MIXDOWN_S3_ENDPOINT         S3-compatible endpoint (default: AWS)
   MIXDOWN_S3_REGION           (default us-east-1)

@@ -43,7 +43,7 @@ export async function openStores(config: Config): Promise<Stores> {
   const { db, externalChanges, jobStatus } = openSqlite(config.dataDir);
   return {
     store: new SqlMetadataStore(db, externalChanges, jobStatus),
-    queue: new SqliteJobQueue(db),
+    queue: new SqliteJobQueue(db, { appConcurrency: config.appConcurrency }),
     close: () => db.destroy(),
   };
 }

@@ -6,9 +6,12 @@ import { type Database, newJobRow } from "../sql/schema.ts";
 /** The embedded queue: a job_queue row per unfinished job, leased by the worker running it. */
 export class SqliteJobQueue implements JobQueue {
   private readonly db: Kysely<Database>;
+  /** Most jobs of one application running at once (0: no limit). */
+  private readonly appConcurrency: number;
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, options: { appConcurrency: number }) {
     this.db = db;
+    this.appConcurrency = options.appConcurrency;
   }
 
   async enqueue(job: NewJob): Promise<void> {
@@ -27,14 +30,17 @@ export class SqliteJobQueue implements JobQueue {
   async claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined> {
     const now = Date.now();
     return this.db.transaction().execute(async (tx) => {
-      // Fairness: the application with the fewest running jobs goes first, then the oldest job.
+      // Fairness: the application with the fewest running jobs goes first, then the oldest job; an
+      // application already running appConcurrency jobs waits.
       const { rows } = await sql<{ job_id: string; attempts: number }>`
       UPDATE job_queue SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}, attempts = attempts + 1
       WHERE job_id = (
-        SELECT q.job_id FROM job_queue q
-        WHERE q.lease_expires_at IS NULL OR q.lease_expires_at < ${now}
-        ORDER BY (SELECT count(*) FROM job_queue r WHERE r.app_id = q.app_id AND r.lease_expires_at >= ${now}),
-                 q.job_id
+        SELECT q.job_id FROM (
+          SELECT job_id, (SELECT count(*) FROM job_queue r WHERE r.app_id = w.app_id AND r.lease_expires_at >= ${now})
+                 AS app_running
+          FROM job_queue w WHERE w.lease_expires_at IS NULL OR w.lease_expires_at < ${now}) q
+        WHERE ${this.appConcurrency} = 0 OR q.app_running < ${this.appConcurrency}
+        ORDER BY q.app_running, q.job_id
         LIMIT 1)
       RETURNING job_id, attempts`.execute(tx);
       const claimed = rows[0];
