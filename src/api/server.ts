@@ -31,7 +31,15 @@ function validators() {
     (httpPart === "querystring" ? queryAjv : strictAjv).compile(schema);
 }
 
-export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<FastifyInstance> {
+/**
+ * The node's HTTP server: the API, its documentation and the upload server, then the unauthenticated
+ * operational endpoints (/healthz, /metrics). A worker node (`api: false`) serves only the latter.
+ */
+export async function buildServer(
+  runtime: Runtime,
+  metrics: Metrics,
+  options: { api: boolean } = { api: true },
+): Promise<FastifyInstance> {
   const { config } = runtime;
   // With TLS configured the one listener speaks HTTPS only (API, uploads and downloads alike).
   const https = config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {};
@@ -70,6 +78,14 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
     done();
   });
 
+  if (options.api) await apiRoutes(app, runtime);
+  opsRoutes(app, { metrics });
+  return app;
+}
+
+/** The API under both prefixes, documented (OpenAPI at /openapi.json, pages at /docs), and the file routes. */
+async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { config } = runtime;
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -119,6 +135,4 @@ export async function buildServer(runtime: Runtime, metrics: Metrics): Promise<F
     );
   }
   if (runtime.servesFiles) await app.register(async (files) => fileRoutes(files, context));
-  opsRoutes(app, { metrics });
-  return app;
 }

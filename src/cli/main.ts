@@ -35,7 +35,9 @@ Starts a Mixdown node. By default (embedded mode) everything runs here: SQLite
 database, files on local disk and workers, all under MIXDOWN_DATA_DIR. With
 MIXDOWN_DATABASE_URL and MIXDOWN_S3_* set (distributed mode), nodes share Postgres
 and the object store, and --role splits them: "api" serves HTTP only, "worker"
-runs jobs only, "all" (the default) does both. SIGTERM or SIGINT stops a node
+runs jobs only, "all" (the default) does both. Every node answers GET /healthz
+and GET /metrics on PORT (a worker serves nothing else), so nodes sharing one
+machine each need their own PORT. SIGTERM or SIGINT stops a node
 gracefully: no new requests or claims, running jobs finish within
 MIXDOWN_SHUTDOWN_GRACE_MS or return to the queue, exit code 0.
 

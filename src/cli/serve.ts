@@ -1,6 +1,7 @@
+import type { FastifyInstance } from "fastify";
 import { createMetrics } from "../api/metrics.ts";
 import { buildServer } from "../api/server.ts";
-import type { Config } from "../config.ts";
+import { type Config, ConfigError } from "../config.ts";
 import { createRuntime } from "../runtime.ts";
 
 const GC_INTERVAL_MS = 10 * 60 * 1000;
@@ -10,12 +11,14 @@ export type Role = (typeof ROLES)[number];
 
 /**
  * Starts this node: the API and upload server (role api), the workers (role worker), or both (all, the
- * default). Stops gracefully on SIGTERM/SIGINT.
+ * default). Every node answers /healthz and /metrics on its port; a worker node serves nothing else.
+ * Stops gracefully on SIGTERM/SIGINT.
  */
 export async function serve(config: Config, role: Role = "all"): Promise<void> {
   const runtime = await createRuntime(config);
   const metrics = createMetrics(runtime.store, runtime.queue);
-  const app = await buildServer(runtime, metrics);
+  const app = await buildServer(runtime, metrics, { api: role !== "worker" });
+  await listen(app, config);
   if (role !== "api") runtime.startWorkers(app.log, metrics.observeJob);
 
   const collect = () =>
@@ -47,14 +50,20 @@ export async function serve(config: Config, role: Role = "all"): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
-  if (role === "worker") {
-    await app.ready();
-    app.log.info({ role, workers: config.workers }, "Mixdown worker started");
-    return;
-  }
-  const address = await app.listen({ port: config.port, host: config.host });
   app.log.info(
-    { role, address, publicUrl: config.publicUrl, workers: role === "api" ? 0 : config.workers },
-    "Mixdown is listening",
+    { role, address: app.listeningOrigin, publicUrl: config.publicUrl, workers: role === "api" ? 0 : config.workers },
+    role === "worker" ? "Mixdown worker is listening (/healthz and /metrics only)" : "Mixdown is listening",
   );
+}
+
+/** Listens on PORT; a port in use is a configuration error (each node on one machine needs its own). */
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    throw new ConfigError(
+      `PORT ${config.port} is already in use on ${config.host}: set PORT to a free port (every node, workers too, answers /healthz and /metrics on its own port)`,
+    );
+  }
 }

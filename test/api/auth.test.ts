@@ -115,6 +115,13 @@ for (const { backend, skip } of BACKENDS)
       }
     });
 
+    test("a node started on a port already in use stops with a message naming PORT", async () => {
+      const role = backend === "embedded" ? "all" : "worker";
+      const result = await server.cli(["serve", "--role", role], { PORT: String(server.port) });
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, new RegExp(`configuration error: PORT ${server.port} is already in use`));
+    });
+
     test("unknown routes answer a JSON 404; /healthz needs no key", async () => {
       const missing = await server.api("GET", "/v1/nothing-here", { key: app.apiKey });
       assert.equal(missing.status, 404);

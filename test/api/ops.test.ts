@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
-describe("operations: OpenAPI, docs, metrics, logs", () => {
+describe("operations: OpenAPI, docs, logs", () => {
   let server: Mixdown;
   let app: AppInfo;
   before(async () => {
@@ -46,25 +46,6 @@ describe("operations: OpenAPI, docs, metrics, logs", () => {
     assert.match(await response.text(), /swagger/i);
   });
 
-  test("GET /metrics: jobs by status, queue depth, job durations, HTTP latency in Prometheus format", async () => {
-    const url = await server.upload(app.apiKey, sineWav(0.5), "audio/wav");
-    await server.waitForJob(
-      app.apiKey,
-      await server.createJob(app.apiKey, "mixdown/convert", { inputUrl: url, format: "wav" }),
-    );
-    const response = await fetch(`${server.url}/metrics`);
-    assert.equal(response.status, 200);
-    const text = await response.text();
-    assert.match(text, /^mixdown_jobs\{status="SUCCEEDED"\} 1$/m);
-    assert.match(text, /^mixdown_jobs\{status="QUEUED"\} 0$/m);
-    assert.match(text, /^mixdown_queue_depth 0$/m);
-    assert.match(text, /^mixdown_job_duration_seconds_count\{workflow="mixdown\/convert",status="SUCCEEDED"\} 1$/m);
-    assert.match(
-      text,
-      /^mixdown_http_request_duration_seconds_count\{method="POST",route="\/v1\/job",status_code="200"\} 1$/m,
-    );
-  });
-
   test("logs are JSON lines with request ids and never contain an API key", async () => {
     await server.api("GET", "/v1/job", { key: app.apiKey, headers: { "x-request-id": "trace-me-123" } });
     await server.api("GET", "/v1/job", { key: `${app.apiKey}x` });
@@ -98,3 +79,52 @@ describe("operations: MIXDOWN_LOG_LEVEL=silent", () => {
     assert.equal(server.output.trim(), "");
   });
 });
+
+for (const { backend, skip } of BACKENDS)
+  describe(`operations: metrics [${backend}]`, { skip }, () => {
+    let server: Mixdown;
+    before(async () => {
+      server = await Mixdown.start({}, { backend });
+    });
+    after(async () => {
+      await server.dispose();
+      assertNoneRunning();
+    });
+
+    test("GET /metrics: jobs by status, queue depth, job durations, HTTP latency in Prometheus format", async () => {
+      const app = await server.createApp();
+      const url = await server.upload(app.apiKey, sineWav(0.5), "audio/wav");
+      await server.runJob(app.apiKey, "mixdown/convert", { inputUrl: url, format: "wav" });
+      const scrape = async (nodeUrl: string) => {
+        const response = await fetch(`${nodeUrl}/metrics`);
+        assert.equal(response.status, 200);
+        return response.text();
+      };
+      const text = await scrape(server.url);
+      assert.match(text, /^mixdown_jobs\{status="SUCCEEDED"\} 1$/m);
+      assert.match(text, /^mixdown_jobs\{status="QUEUED"\} 0$/m);
+      assert.match(text, /^mixdown_queue_depth 0$/m);
+      assert.match(
+        text,
+        /^mixdown_http_request_duration_seconds_count\{method="POST",route="\/v1\/job",status_code="200"\} 1$/m,
+      );
+      // A job's duration is recorded by the node that ran it: the embedded node, or one of the workers.
+      const runs = /^mixdown_job_duration_seconds_count\{workflow="mixdown\/convert",status="SUCCEEDED"\} (\d+)$/m;
+      const texts = server.workers.length > 0 ? await Promise.all(server.workers.map((w) => scrape(w.url))) : [text];
+      assert.equal(
+        texts.reduce((sum, t) => sum + Number(t.match(runs)?.[1] ?? 0), 0),
+        1,
+      );
+    });
+
+    test("every node answers /healthz; a worker node serves nothing else", async () => {
+      for (const node of [server.apiNode, ...server.workers]) {
+        assert.deepEqual(await (await fetch(`${node.url}/healthz`)).json(), { status: "ok" }, node.role);
+      }
+      for (const worker of server.workers) {
+        for (const path of ["/v1/job", "/v1/upload", "/openapi.json", "/docs/"]) {
+          assert.equal((await fetch(`${worker.url}${path}`)).status, 404, `${path} on a worker`);
+        }
+      }
+    });
+  });

@@ -45,26 +45,26 @@ export class NodeProcess {
     this.role = role;
   }
 
-  /** Starts the process; for a node serving HTTP, waits until `healthUrl` answers. */
-  async start(env: Record<string, string>, healthUrl?: string): Promise<void> {
+  /** Where the node answers HTTP (`http(s)://127.0.0.1:PORT`), once started. */
+  url = "";
+
+  /** Starts the process and waits until `healthUrl` answers. */
+  async start(env: Record<string, string>, healthUrl: string): Promise<void> {
     const child = spawn(MIXDOWN_BIN, ["serve", "--role", this.role], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child = child;
+    this.url = new URL(healthUrl).origin;
     this.output = "";
     child.stdout?.on("data", (d) => (this.output += d));
     child.stderr?.on("data", (d) => (this.output += d));
     this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
     for (let i = 0; i < 600; i++) {
       if (child.exitCode !== null) throw new Error(`mixdown ${this.role} exited at start:\n${this.output}`);
-      if (healthUrl) {
-        try {
-          if ((await fetch(healthUrl)).ok) return;
-        } catch {}
-      } else if (this.output.includes("worker started")) {
-        return; // a worker has no HTTP: it is up once it says so
-      }
+      try {
+        if ((await fetch(healthUrl)).ok) return;
+      } catch {}
       await delay(50);
     }
     throw new Error(`mixdown ${this.role} did not start:\n${this.output}`);
@@ -165,12 +165,13 @@ export class Mixdown {
     for (let i = 0; i < this.workerCount; i++) await this.startWorker();
   }
 
-  /** Starts one more worker process (distributed backend). */
+  /** Starts one more worker process (distributed backend), on a port of its own for /healthz and /metrics. */
   async startWorker(env: Record<string, string> = {}): Promise<NodeProcess> {
     const worker = new NodeProcess("worker");
     this.workers.push(worker);
-    // At info level a worker says when it has started (it has no HTTP to poll).
-    await worker.start({ ...this.env, MIXDOWN_LOG_LEVEL: "info", ...env });
+    const port = await freePort();
+    const url = this.url.replace(/:\d+$/, `:${port}`);
+    await worker.start({ ...this.env, PORT: String(port), ...env }, `${url}/healthz`);
     return worker;
   }
 
@@ -280,7 +281,6 @@ export class Mixdown {
   }
 }
 
-/** Backends to run a black-box suite against: embedded always, distributed when Postgres and S3 answer. */
 /** Downloads a URL (a result file) to a local file, which it returns; throws unless the answer is 200. */
 export async function downloadTo(url: string, file: string): Promise<string> {
   const response = await fetch(url);
@@ -289,6 +289,7 @@ export async function downloadTo(url: string, file: string): Promise<string> {
   return file;
 }
 
+/** Backends to run a black-box suite against: embedded always, distributed when Postgres and S3 answer. */
 export const BACKENDS: { backend: Backend; skip: string | false }[] = [
   { backend: "embedded", skip: false },
   { backend: "distributed", skip: distributedUnavailable ? `skipped: ${distributedUnavailable}` : false },
