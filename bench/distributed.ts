@@ -7,7 +7,8 @@
  * through S3). Short: beats and chords of the 90 s track (~0.6 s, of which starting ffmpeg and decoding
  * are half). For each, the same run measures the machine's own ceiling: the job's heavy step without
  * Mixdown (bench/lib/module-loop.ts) in 1 and then 2 plain processes, with no Mixdown, database or S3.
- * Run: node bench/distributed.ts   (BENCH_JOBS=8 jobs per round, BENCH_DURATION=10 s of status load)
+ * Run: node bench/distributed.ts   (BENCH_JOBS=8 jobs per round, BENCH_DURATION=10 s of status load,
+ * BENCH_ONLY=midi: only the kinds whose workflow slug contains it)
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -91,6 +92,15 @@ interface Round {
   seconds: number;
   jobsPerSecond: number;
   cores: number;
+  /** Jobs each worker process ran in the round (from its /metrics), when Mixdown ran the round. */
+  perWorker?: number[];
+}
+
+/** Jobs a worker node has run so far, all workflows and outcomes (its mixdown_job_duration_seconds counts). */
+async function jobsRun(workerUrl: string): Promise<number> {
+  const text = await (await fetch(`${workerUrl}/metrics`)).text();
+  const counts = text.matchAll(/^mixdown_job_duration_seconds_count\{[^}]*\} (\d+)$/gm);
+  return [...counts].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
 /** `jobs` runs of the workload's module on `file` in `processes` plain node processes at once (an equal share each). */
@@ -116,6 +126,7 @@ async function throughput(work: Workload, jobs: number, workers: number): Promis
       Array.from({ length: workers }, () => server.createJob(apiKey, work.workflow, params)),
     );
     for (const id of warmUp) await server.waitForJob(apiKey, id, 300_000);
+    const warmed = await Promise.all(server.workers.map((w) => jobsRun(w.url)));
     const ticks = machineTicks();
     const start = performance.now();
     const ids = await Promise.all(Array.from({ length: jobs }, () => server.createJob(apiKey, work.workflow, params)));
@@ -124,7 +135,9 @@ async function throughput(work: Workload, jobs: number, workers: number): Promis
       if (job.status !== "SUCCEEDED") throw new Error(`job ${id} ${job.status}: ${JSON.stringify(job.error)}`);
     }
     const seconds = (performance.now() - start) / 1000;
-    return { seconds, jobsPerSecond: jobs / seconds, cores: coresBusy(ticks, machineTicks()) };
+    const cores = coresBusy(ticks, machineTicks());
+    const perWorker = await Promise.all(server.workers.map(async (w, i) => (await jobsRun(w.url)) - (warmed[i] ?? 0)));
+    return { seconds, jobsPerSecond: jobs / seconds, cores, perWorker };
   } finally {
     await server.dispose();
   }
@@ -154,9 +167,12 @@ async function statusLoad(): Promise<{ reqPerSec: number; p99Ms: number }> {
 
 if (JOBS % 2 !== 0) throw new Error(`BENCH_JOBS must be even, got ${JOBS}`);
 const trackDir = makeTempDir("mixdown-bench-distributed-");
-const busy = (round: Round) => `${round.cores.toFixed(2)} of ${os.availableParallelism()} cores busy`;
+const busy = (round: Round) =>
+  `${round.cores.toFixed(2)} of ${os.availableParallelism()} cores busy` +
+  (round.perWorker && round.perWorker.length > 1 ? `, jobs per worker ${round.perWorker.join("/")}` : "");
 const results = [];
-for (const work of WORKLOADS) {
+const only = process.env.BENCH_ONLY; // e.g. "midi": only the kinds whose workflow slug contains it
+for (const work of WORKLOADS.filter((w) => !only || w.workflow.includes(only))) {
   const jobs = JOBS * work.jobsFactor;
   const trackFile = path.join(trackDir, `track-${work.trackSeconds}s.wav`);
   fs.writeFileSync(trackFile, track(work.trackSeconds));
