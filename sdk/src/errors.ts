@@ -42,19 +42,37 @@ export class JobTimeoutError extends Error {
   }
 }
 
-/** Builds the error for a non-2xx response, from a JSON body `{code, message, details}` when there is one. */
+/**
+ * The `<Code>` and `<Message>` of an S3 XML error (files in distributed mode are served by the object store,
+ * e.g. `SignatureDoesNotMatch`, `NoSuchKey`, `AccessDenied` for an expired URL).
+ */
+function s3Error(text: string): { code: string; message?: string } | undefined {
+  const code = /<Error>[\s\S]*?<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  if (!code) return undefined;
+  const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1];
+  return { code, message };
+}
+
+/**
+ * Builds the error for a non-2xx response, from a JSON body `{code, message, details}` or an S3 XML error
+ * when there is one.
+ */
 export async function errorFromResponse(response: Response, what: string): Promise<MixdownError> {
   const text = await response.text().catch(() => "");
   let body: { code?: unknown; message?: unknown; details?: unknown } | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === "object") body = parsed as typeof body;
-  } catch {}
+  } catch {
+    body = s3Error(text);
+  }
   const code = typeof body?.code === "string" ? body.code : `HTTP_${response.status}`;
   const message =
     typeof body?.message === "string" && body.message
       ? body.message
-      : `${what} failed: HTTP ${response.status} ${response.statusText}${text && !body ? `: ${text.slice(0, 200)}` : ""}`;
+      : `${what} failed: HTTP ${response.status} ${response.statusText}${
+          typeof body?.code === "string" ? ` (${body.code})` : text ? `: ${text.slice(0, 200)}` : ""
+        }`;
   return new MixdownError(message, {
     status: response.status,
     code,

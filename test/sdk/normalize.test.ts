@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { errorFromResponse } from "../../sdk/src/errors.ts";
 import { MixdownError, normalizeJob, normalizeJobList } from "../../sdk/src/index.ts";
 import { nextPage, nextPageFromLink } from "../../sdk/src/pagination.ts";
 import { extensionFromUrl, safeFileStem } from "../../sdk/src/transfer.ts";
@@ -103,5 +104,39 @@ describe("SDK: pagination and file names", () => {
     assert.equal(extensionFromUrl("https://h/files/.hidden"), "");
     assert.equal(safeFileStem("../../etc/passwd"), "__.._etc_passwd"); // no separator, no leading dot
     assert.equal(safeFileStem("beat map"), "beat_map");
+  });
+});
+
+describe("SDK: errors from responses", () => {
+  const answer = (status: number, body: string, type: string) =>
+    new Response(body, {
+      status,
+      statusText: status === 403 ? "Forbidden" : "Not Found",
+      headers: { "content-type": type },
+    });
+
+  test("Mixdown's JSON errors give their code, message and details", async () => {
+    const body = { code: "INVALID_SIGNATURE", message: "The URL's signature is not valid", details: [] };
+    const error = await errorFromResponse(answer(403, JSON.stringify(body), "application/json"), "download");
+    assert.deepEqual([error.status, error.code, error.message], [403, body.code, body.message]);
+  });
+
+  test("an object store's S3 XML errors give their Code, and their Message when there is one", async () => {
+    const xml = (code: string, message: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>tx1</RequestId></Error>`;
+    const expired = await errorFromResponse(
+      answer(403, xml("AccessDenied", "Request has expired"), "application/xml"),
+      "download",
+    );
+    assert.deepEqual([expired.status, expired.code, expired.message], [403, "AccessDenied", "Request has expired"]);
+    const forged = await errorFromResponse(answer(403, xml("SignatureDoesNotMatch", ""), "application/xml"), "upload");
+    assert.equal(forged.code, "SignatureDoesNotMatch");
+    assert.equal(forged.message, "upload failed: HTTP 403 Forbidden (SignatureDoesNotMatch)");
+  });
+
+  test("any other body: HTTP_<status> and the start of the body in the message", async () => {
+    const error = await errorFromResponse(answer(404, "<html>gone</html>", "text/html"), "download");
+    assert.equal(error.code, "HTTP_404");
+    assert.equal(error.message, "download failed: HTTP 404 Not Found: <html>gone</html>");
   });
 });
