@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { tableRows } from "../helpers/inspect.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
@@ -16,7 +17,7 @@ const ENDPOINTS: [string, string][] = [
 ];
 
 for (const { backend, skip } of BACKENDS)
-  describe(`authentication and applications [${backend}]`, { skip }, () => {
+  describeOrSkip(`authentication and applications [${backend}]`, skip, () => {
     let server: Mixdown;
     let app: AppInfo;
     before(async () => {

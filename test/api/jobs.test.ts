@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { type ApiResponse, type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 const PREFIXES = ["/v1", "/api"];
@@ -100,7 +101,7 @@ function assertJobShape(job: Record<string, unknown>): void {
 }
 
 for (const { backend, skip } of BACKENDS)
-  describe(`jobs API (no workers: jobs stay QUEUED) [${backend}]`, { skip }, () => {
+  describeOrSkip(`jobs API (no workers: jobs stay QUEUED) [${backend}]`, skip, () => {
     let server: Mixdown;
     let app: AppInfo;
 
@@ -587,7 +588,7 @@ for (const { backend, skip } of BACKENDS)
   });
 
 for (const { backend, skip } of BACKENDS)
-  describe(`jobs API with workers: FAILED and SUCCEEDED jobs [${backend}]`, { skip }, () => {
+  describeOrSkip(`jobs API with workers: FAILED and SUCCEEDED jobs [${backend}]`, skip, () => {
     let server: Mixdown;
     let key: string;
     let failedId: string;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 describe("operations: OpenAPI, docs, logs", () => {
@@ -81,7 +82,7 @@ describe("operations: MIXDOWN_LOG_LEVEL=silent", () => {
 });
 
 for (const { backend, skip } of BACKENDS)
-  describe(`operations: metrics [${backend}]`, { skip }, () => {
+  describeOrSkip(`operations: metrics [${backend}]`, skip, () => {
     let server: Mixdown;
     before(async () => {
       server = await Mixdown.start({}, { backend });

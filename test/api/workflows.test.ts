@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { type ApiResponse, type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 const PREFIXES = ["/v1", "/api"];
@@ -25,7 +26,7 @@ function assertDetails(response: ApiResponse): Detail[] {
 }
 
 for (const { backend, skip } of BACKENDS)
-  describe(`workflows [${backend}]`, { skip }, () => {
+  describeOrSkip(`workflows [${backend}]`, skip, () => {
     let server: Mixdown;
     let app: AppInfo;
 

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { after, describe, test } from "node:test";
+import { after, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { sineWav } from "../helpers/audio.ts";
-import { distributedUnavailable, provisionDistributed } from "../helpers/backends.ts";
+import { describeOrSkip, distributedUnavailable, provisionDistributed } from "../helpers/backends.ts";
 import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { storedKeys } from "../helpers/inspect.ts";
 import { assertNoneRunning, freePort, MIXDOWN_BIN, Mixdown, NodeProcess } from "../helpers/mixdown.ts";
@@ -22,7 +22,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe("distributed mode: API and worker nodes on Postgres, pg-boss and S3", { skip }, () => {
+describeOrSkip("distributed mode: API and worker nodes on Postgres, pg-boss and S3", skip, () => {
   after(() => assertNoneRunning());
 
   test("a worker killed mid-job (SIGKILL) loses it to another worker within 30 s; it finishes once", async (t) => {

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
-import { distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
+import { describeOrSkip, distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
 import { storedKeys } from "../helpers/inspect.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 
 const skip = distributedUnavailable ? `skipped: ${distributedUnavailable}` : false;
 
-describe("distributed mode: files go straight to S3 through presigned URLs", { skip }, () => {
+describeOrSkip("distributed mode: files go straight to S3 through presigned URLs", skip, () => {
   let server: Mixdown;
   let app: AppInfo;
   before(async () => {

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { scratchFiles, storedKeys } from "../helpers/inspect.ts";
 import { probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
@@ -59,7 +60,7 @@ const HALF_BROKEN = {
 };
 
 for (const { backend, skip } of BACKENDS)
-  describe(`custom workflows run end to end over HTTP [${backend}]`, { skip }, () => {
+  describeOrSkip(`custom workflows run end to end over HTTP [${backend}]`, skip, () => {
     let server: Mixdown;
     let app: AppInfo;
     let inputUrl: string;

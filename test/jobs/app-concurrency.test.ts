@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 const wav = sineWav(0.5);
 
 for (const { backend, skip } of BACKENDS)
-  describe(`MIXDOWN_APP_CONCURRENCY caps one application's running jobs [${backend}]`, { skip }, () => {
+  describeOrSkip(`MIXDOWN_APP_CONCURRENCY caps one application's running jobs [${backend}]`, skip, () => {
     let input: Awaited<ReturnType<typeof startStallingFixture>>;
     before(async () => {
       input = await startStallingFixture(wav);

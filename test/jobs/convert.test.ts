@@ -3,8 +3,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { scratchFiles, storedKeys } from "../helpers/inspect.ts";
 import { ffmpeg, probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
@@ -19,7 +20,7 @@ const CODECS = {
 } as const;
 
 for (const { backend, skip } of BACKENDS)
-  describe(`mixdown/convert [${backend}]`, { skip }, () => {
+  describeOrSkip(`mixdown/convert [${backend}]`, skip, () => {
     let server: Mixdown;
     let app: AppInfo;
     let wavUrl: string;

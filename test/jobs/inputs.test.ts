@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { isPublicAddress } from "../../src/jobs/download-url.ts";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { startFixture } from "../helpers/http-fixture.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 
 const wav = sineWav(1);
 
 for (const { backend, skip } of BACKENDS)
-  describe(`inputs fetched over HTTP [${backend}]`, { skip }, () => {
+  describeOrSkip(`inputs fetched over HTTP [${backend}]`, skip, () => {
     let open: Mixdown;
     let guarded: Mixdown;
     let openApp: AppInfo;

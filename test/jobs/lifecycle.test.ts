@@ -4,6 +4,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { scratchFiles, storedKeys } from "../helpers/inspect.ts";
 import { assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
@@ -110,7 +111,7 @@ describe("job lifecycle: crashes and shutdown [embedded]", () => {
 });
 
 for (const { backend, skip } of BACKENDS)
-  describe(`job lifecycle: deleting a running job [${backend}]`, { skip }, () => {
+  describeOrSkip(`job lifecycle: deleting a running job [${backend}]`, skip, () => {
     let fixture: Awaited<ReturnType<typeof startStallingFixture>>;
     before(async () => {
       fixture = await startStallingFixture(wav);

@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { JobTimeoutError, MixdownClient, MixdownError, type TransferProgress } from "../../sdk/src/index.ts";
 import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
 import { probe } from "../helpers/media.ts";
 import { assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 import { startTlsMixdown, type TestCertificate, testCertificate } from "../helpers/tls.ts";
@@ -15,7 +16,7 @@ const rejectsWith = (status: number, code: string) => (error: unknown) =>
   error instanceof MixdownError && error.status === status && error.code === code && error.message.length > 0;
 
 for (const { backend, skip } of BACKENDS)
-  describe(`SDK against a real Mixdown [${backend}]`, { skip }, () => {
+  describeOrSkip(`SDK against a real Mixdown [${backend}]`, skip, () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-sdk-"));
     const wav = sineWav(2, { rate: 44100, channels: 2 });
     const wavFile = path.join(tmp, "tone.wav");

@@ -4,15 +4,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { BlobTooLargeError } from "../../src/store/blob-store.ts";
 import { openS3 } from "../../src/store/s3/open.ts";
 import type { S3BlobStore } from "../../src/store/s3/s3-blob-store.ts";
-import { distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
+import { describeOrSkip, distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
 
 const skip = distributedUnavailable ? `skipped: ${distributedUnavailable}` : false;
 
-describe("S3 blob store: put with and without a known size", { skip }, () => {
+describeOrSkip("S3 blob store: put with and without a known size", skip, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-s3-put-"));
   const bucket = `mixdown-t-put-${randomBytes(4).toString("hex")}`;
   let blobs: S3BlobStore;
