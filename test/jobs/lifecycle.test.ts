@@ -26,17 +26,17 @@ const ENV = {
   MIXDOWN_JOB_LEASE_MS: "1500",
 };
 
+/** The input every job here reads: it stalls (the job stays STARTED) while `fixture.state.stall` is set. */
+let fixture: Awaited<ReturnType<typeof startStallingFixture>>;
+before(async () => {
+  fixture = await startStallingFixture(wav);
+});
+after(() => fixture.close());
+
 // The distributed counterparts of the crash and shutdown tests (a worker process killed or stopped while
 // other nodes run on) are in test/distributed/cluster.test.ts.
 describe("job lifecycle: crashes and shutdown [embedded]", () => {
-  let fixture: Awaited<ReturnType<typeof startStallingFixture>>;
-  before(async () => {
-    fixture = await startStallingFixture(wav);
-  });
-  after(async () => {
-    await fixture.close();
-    assertNoneRunning();
-  });
+  after(() => assertNoneRunning());
 
   test("a STARTED job whose process died is picked up again after a restart and finishes once", async () => {
     fixture.state.stall = true;
@@ -112,14 +112,7 @@ describe("job lifecycle: crashes and shutdown [embedded]", () => {
 
 for (const { backend, skip } of BACKENDS)
   describeOrSkip(`job lifecycle: deleting a running job [${backend}]`, skip, () => {
-    let fixture: Awaited<ReturnType<typeof startStallingFixture>>;
-    before(async () => {
-      fixture = await startStallingFixture(wav);
-    });
-    after(async () => {
-      await fixture.close();
-      assertNoneRunning();
-    });
+    after(() => assertNoneRunning());
 
     test("DELETE of a running job stops it; it leaves no job, no result and no scratch files", async () => {
       fixture.state.stall = true;
