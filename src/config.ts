@@ -44,6 +44,12 @@ export interface S3Config {
   accessKeyId: string | undefined;
   secretAccessKey: string | undefined;
   forcePathStyle: boolean;
+  /**
+   * Where clients PUT uploads: the store's presigned URLs ("presigned": straight to the store, but S3 refuses
+   * bodies of unknown length), or Mixdown's own upload URL on the API nodes, streamed into the store
+   * ("mixdown": any body, as the Music.AI JavaScript SDK sends). Downloads are presigned either way.
+   */
+  uploadUrls: "presigned" | "mixdown";
 }
 
 export class ConfigError extends Error {}
@@ -84,7 +90,8 @@ function s3Config(env: Env): S3Config | undefined {
   const bucket = env.MIXDOWN_S3_BUCKET?.trim();
   const endpoint = env.MIXDOWN_S3_ENDPOINT?.trim() || undefined;
   if (!bucket) {
-    if (endpoint) throw new ConfigError("MIXDOWN_S3_ENDPOINT is set but MIXDOWN_S3_BUCKET is not");
+    for (const name of ["MIXDOWN_S3_ENDPOINT", "MIXDOWN_S3_UPLOAD_URLS"])
+      if (env[name]?.trim()) throw new ConfigError(`${name} is set but MIXDOWN_S3_BUCKET is not`);
     return undefined;
   }
   if (endpoint) url("MIXDOWN_S3_ENDPOINT", endpoint);
@@ -100,7 +107,17 @@ function s3Config(env: Env): S3Config | undefined {
     accessKeyId,
     secretAccessKey,
     forcePathStyle: boolean(env, "MIXDOWN_S3_FORCE_PATH_STYLE", endpoint !== undefined),
+    uploadUrls: oneOf(env, "MIXDOWN_S3_UPLOAD_URLS", ["presigned", "mixdown"] as const),
   };
+}
+
+/** One of `values` (the first is the default). */
+function oneOf<T extends string>(env: Env, name: string, values: readonly [T, ...T[]]): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return values[0];
+  const value = values.find((v) => v === raw);
+  if (value === undefined) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${env[name]}"`);
+  return value;
 }
 
 function readPem(name: string, file: string): string {
@@ -219,4 +236,8 @@ Distributed mode (both optional, independent):
   MIXDOWN_S3_ENDPOINT         S3-compatible endpoint (default: AWS)
   MIXDOWN_S3_REGION           (default us-east-1)
   MIXDOWN_S3_ACCESS_KEY_ID, MIXDOWN_S3_SECRET_ACCESS_KEY   credentials (default: the AWS SDK's chain)
-  MIXDOWN_S3_FORCE_PATH_STYLE path-style addressing (default true when an endpoint is set)`;
+  MIXDOWN_S3_FORCE_PATH_STYLE path-style addressing (default true when an endpoint is set)
+  MIXDOWN_S3_UPLOAD_URLS      presigned (default): GET /upload gives the store's presigned PUT URL, so uploads
+                              go straight to the store; S3 refuses bodies of unknown length (411), which the
+                              Music.AI JavaScript SDK sends. mixdown: Mixdown's own upload URL, on the API
+                              nodes, streamed into the store; accepts any body. Downloads are presigned either way.`;

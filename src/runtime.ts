@@ -51,7 +51,10 @@ export async function openStores(config: Config): Promise<Stores> {
 async function openFiles(config: Config, signer: UrlSigner): Promise<{ blobs: BlobStore; fileUrls: FileUrls }> {
   if (config.s3) {
     const { openS3 } = await import("./store/s3/open.ts");
-    return openS3(config.s3);
+    const { blobs, fileUrls } = await openS3(config.s3);
+    if (config.s3.uploadUrls === "presigned") return { blobs, fileUrls };
+    const { UploadThroughApiUrls } = await import("./store/s3/upload-through-api-urls.ts");
+    return { blobs, fileUrls: new UploadThroughApiUrls(new SignedFileUrls(signer), fileUrls) };
   }
   return { blobs: new LocalBlobStore(path.join(config.dataDir, "blobs")), fileUrls: new SignedFileUrls(signer) };
 }
@@ -84,8 +87,11 @@ export async function createRuntime(config: Config) {
     applications: new ApplicationService(store),
     uploads,
     jobs,
-    /** Files go through Mixdown's own upload server (not straight to an object store). */
-    servesFiles: config.s3 === undefined,
+    /**
+     * What Mixdown's own file server takes: uploads unless clients PUT them to the object store's presigned
+     * URLs, downloads unless the store serves them.
+     */
+    serves: { uploads: config.s3?.uploadUrls !== "presigned", downloads: config.s3 === undefined },
     pool: undefined as WorkerPool | undefined,
     /** Starts this process's workers (none when MIXDOWN_WORKERS=0). */
     startWorkers(log: FastifyBaseLogger, onJobEnded?: WorkerPoolOptions["onJobEnded"]) {

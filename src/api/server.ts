@@ -10,7 +10,7 @@ import type { Runtime } from "../runtime.ts";
 import { handleError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { ApiContext } from "./routes/context.ts";
-import { fileRoutes } from "./routes/files.ts";
+import { downloadRoutes, uploadRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { otherRoutes } from "./routes/others.ts";
@@ -83,7 +83,7 @@ export async function buildServer(
   return app;
 }
 
-/** The API under both prefixes, documented (OpenAPI at /openapi.json, pages at /docs), and the file routes. */
+/** The API under both prefixes, documented (OpenAPI at /openapi.json, pages at /docs), and the file routes it serves. */
 async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const { config } = runtime;
   await app.register(swagger, {
@@ -134,5 +134,6 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
       { prefix },
     );
   }
-  if (runtime.servesFiles) await app.register(async (files) => fileRoutes(files, context));
+  if (runtime.serves.uploads) await app.register(async (files) => uploadRoutes(files, context));
+  if (runtime.serves.downloads) await app.register(async (files) => downloadRoutes(files, context));
 }

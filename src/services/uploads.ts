@@ -69,6 +69,7 @@ export class UploadService {
       const info = await this.blobs.put(uploadKey(id), body, {
         contentType,
         maxBytes: this.options.maxBytes,
+        size: headers.contentLength,
       });
       await this.store.finishUpload(id, info);
       return info;

@@ -109,6 +109,7 @@ for (const { backend, skip } of BACKENDS)
         ["MIXDOWN_ALLOW_PRIVATE_URLS", "maybe"],
         ["MIXDOWN_MAX_UPLOAD_BYTES", "-5"],
         ["MIXDOWN_PUBLIC_URL", "ftp://x"],
+        ["MIXDOWN_S3_UPLOAD_URLS", "sometimes"],
       ]) {
         const result = await server.cli(["serve"], { [name as string]: value as string });
         assert.equal(result.code, 2, name);

@@ -32,9 +32,9 @@ export function parseRange(
   return { start, end };
 }
 
-/** The upload server (PUT) and file downloads (GET), authorised by URL signatures instead of API keys. */
-export function fileRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
-  const { uploads, blobs, signer } = runtime;
+/** The upload server (PUT), authorised by URL signatures instead of API keys. */
+export function uploadRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
+  const { uploads } = runtime;
 
   // Upload bodies are any media type (or none) and are streamed, never parsed or buffered.
   app.removeAllContentTypeParsers();
@@ -70,6 +70,11 @@ export function fileRoutes(app: FastifyInstance, { runtime }: ApiContext): void 
       }
     },
   );
+}
+
+/** File downloads (GET, HEAD), authorised by URL signatures instead of API keys. */
+export function downloadRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
+  const { blobs, signer } = runtime;
 
   // GET and HEAD declared together: Fastify's automatic HEAD route would zero Content-Length.
   app.route({

@@ -15,9 +15,14 @@ export class SignedFileUrls implements FileUrls {
   async uploadPair(uploadId: string, ttlSeconds: number) {
     const now = Date.now();
     return {
-      uploadUrl: this.signer.sign("PUT", `${UPLOAD_PATH}${uploadId}`, ttlSeconds, now),
+      uploadUrl: this.uploadUrl(uploadId, ttlSeconds, now),
       downloadUrl: this.signer.sign("GET", `${FILES_PATH}${uploadKey(uploadId)}`, ttlSeconds, now),
     };
+  }
+
+  /** The signed PUT URL of upload `uploadId` on Mixdown's own upload server. */
+  uploadUrl(uploadId: string, ttlSeconds: number, now = Date.now()): string {
+    return this.signer.sign("PUT", `${UPLOAD_PATH}${uploadId}`, ttlSeconds, now);
   }
 
   async downloadUrl(key: string, ttlSeconds: number) {
