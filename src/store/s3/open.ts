@@ -4,7 +4,9 @@ import { S3BlobStore } from "./s3-blob-store.ts";
 import { S3FileUrls } from "./s3-file-urls.ts";
 
 /** An S3 client for the configured store, its bucket created if missing. */
-export async function openS3(config: Omit<S3Config, "uploadUrls">): Promise<{ blobs: S3BlobStore; fileUrls: S3FileUrls }> {
+export async function openS3(
+  config: Omit<S3Config, "uploadUrls">,
+): Promise<{ blobs: S3BlobStore; fileUrls: S3FileUrls }> {
   const client = new S3Client({
     endpoint: config.endpoint,
     region: config.region,
