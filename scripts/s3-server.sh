@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A real S3 server for the distributed-mode tests: single-node Ceph (mon + memstore OSD) with radosgw
-# serving S3 on 127.0.0.1:7480, no systemd. Credentials: mixdown / mixdown-secret.
+# serving S3 on http://127.0.0.1:7480 and https://127.0.0.1:7443 (a self-signed certificate for 127.0.0.1 and
+# localhost, written to $D/tls/cert.pem: trust it with NODE_EXTRA_CA_CERTS), no systemd.
+# Credentials: mixdown / mixdown-secret.
 #   scripts/s3-server.sh start   install (Debian: ceph-mon ceph-osd radosgw) if needed, start, wait until ready
 #   scripts/s3-server.sh stop    stop the daemons
 #   scripts/s3-server.sh status  exit 0 when S3 answers
@@ -21,12 +23,16 @@ stop() {
 
 start() {
   if up; then echo "S3 already answering at $ENDPOINT"; return 0; fi
-  if ! command -v radosgw >/dev/null || ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null; then
+  if ! command -v radosgw >/dev/null || ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null ||
+     ! command -v openssl >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq ceph-mon ceph-osd radosgw >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq ceph-mon ceph-osd radosgw >/dev/null; }
+    apt-get install -y -qq ceph-mon ceph-osd radosgw openssl >/dev/null 2>&1 ||
+      { apt-get update -qq && apt-get install -y -qq ceph-mon ceph-osd radosgw openssl >/dev/null; }
   fi
   stop
-  rm -rf "$D"; mkdir -p "$D/mon" "$D/osd0" "$D/run" "$D/log" "$D/rgw"
+  rm -rf "$D"; mkdir -p "$D/mon" "$D/osd0" "$D/run" "$D/log" "$D/rgw" "$D/tls"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=127.0.0.1 \
+    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$D/tls/key.pem" -out "$D/tls/cert.pem" 2>/dev/null
   FSID=$(cat /proc/sys/kernel/random/uuid)
   cat > "$C" <<CONF
 [global]
@@ -55,7 +61,7 @@ mon allow pool delete = true
 [osd.0]
 osd data = $D/osd0
 [client.rgw]
-rgw frontends = beast endpoint=127.0.0.1:7480
+rgw frontends = beast endpoint=127.0.0.1:7480 ssl_endpoint=127.0.0.1:7443 ssl_certificate=$D/tls/cert.pem ssl_private_key=$D/tls/key.pem
 rgw data = $D/rgw
 # Deleted objects' data is freed within seconds, not after radosgw's default two hours: the OSD keeps all
 # data in memory, and a long test or bench session would otherwise fill it (writes then hang).
@@ -76,7 +82,8 @@ CONF
   for _ in $(seq 1 90); do up && break; sleep 1; done
   up || { echo "radosgw did not come up; logs in $D/log" >&2; return 1; }
   radosgw-admin -c "$C" user create --uid=mixdown --display-name=mixdown --access-key=mixdown --secret-key=mixdown-secret >/dev/null
-  echo "S3 ready at $ENDPOINT (access key mixdown, secret mixdown-secret)"
+  curl -s -o /dev/null --max-time 5 --cacert "$D/tls/cert.pem" https://127.0.0.1:7443/ || { echo "radosgw does not answer HTTPS; logs in $D/log" >&2; return 1; }
+  echo "S3 ready at $ENDPOINT and https://127.0.0.1:7443 (CA $D/tls/cert.pem; access key mixdown, secret mixdown-secret)"
 }
 
 case "${1:-start}" in

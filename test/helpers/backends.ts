@@ -1,4 +1,8 @@
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import https from "node:https";
+import os from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { DeleteBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import pg from "pg";
@@ -10,6 +14,17 @@ export const TEST_S3 = {
   endpoint: process.env.MIXDOWN_TEST_S3_ENDPOINT ?? "http://127.0.0.1:7480",
   accessKeyId: process.env.MIXDOWN_TEST_S3_ACCESS_KEY_ID ?? "mixdown",
   secretAccessKey: process.env.MIXDOWN_TEST_S3_SECRET_ACCESS_KEY ?? "mixdown-secret",
+};
+
+/**
+ * The test S3 server's HTTPS endpoint and the certificate it presents (scripts/s3-server.sh writes it), for
+ * clients that take only https:// file URLs.
+ */
+export const TEST_S3_TLS = {
+  endpoint: process.env.MIXDOWN_TEST_S3_TLS_ENDPOINT ?? "https://127.0.0.1:7443",
+  caFile:
+    process.env.MIXDOWN_TEST_S3_CA ??
+    path.join(process.env.CEPH_DIR ?? path.join(os.tmpdir(), "mixdown-ceph"), "tls", "cert.pem"),
 };
 
 export type Backend = "embedded" | "distributed";
@@ -35,6 +50,20 @@ async function s3Reachable(): Promise<string | undefined> {
     return `S3 not reachable at ${TEST_S3.endpoint} (${(error as Error).message}; start it with scripts/s3-server.sh)`;
   }
 }
+
+/** Why the S3 server's HTTPS endpoint cannot be used here, or undefined when it can. */
+export const s3TlsUnavailable: string | undefined = await (async () => {
+  if (!fs.existsSync(TEST_S3_TLS.caFile)) return `no certificate of the S3 server at ${TEST_S3_TLS.caFile}`;
+  const ca = fs.readFileSync(TEST_S3_TLS.caFile, "utf8");
+  return new Promise<string | undefined>((resolve) => {
+    const request = https.get(TEST_S3_TLS.endpoint, { ca, timeout: 2000 }, (response) => {
+      response.resume();
+      resolve(undefined);
+    });
+    request.on("timeout", () => request.destroy(new Error("timed out")));
+    request.on("error", (error) => resolve(`S3 not reachable at ${TEST_S3_TLS.endpoint} (${error.message})`));
+  });
+})();
 
 /** Why the distributed suites cannot run here, or undefined when they can. */
 export const distributedUnavailable: string | undefined = await Promise.all([postgresReachable(), s3Reachable()]).then(
