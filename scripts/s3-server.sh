@@ -75,7 +75,13 @@ CONF
   ceph -c "$C" -s --connect-timeout 30 >/dev/null
   ceph -c "$C" osd create >/dev/null
   ceph-osd -c "$C" -i 0 --mkfs >/dev/null 2>&1
-  ceph-osd -c "$C" -i 0
+  # An OSD started just after the monitor formed sometimes sends its first command before it has the
+  # monitor map (fsid 0), is refused ('wrong fsid') and exits (seen about one start in three): start it again.
+  for attempt in 1 2 3 4 5; do
+    ceph-osd -c "$C" -i 0 2>>"$D/log/osd-start.log" && break
+    [ "$attempt" -lt 5 ] || { echo "ceph-osd did not start; see $D/log" >&2; return 1; }
+    sleep 2
+  done
   ceph -c "$C" osd crush add osd.0 1.0 host=localhost root=default >/dev/null 2>&1 || true
   for _ in $(seq 1 60); do ceph -c "$C" osd stat 2>/dev/null | grep -q '1 up' && break; sleep 1; done
   radosgw -c "$C" -n client.rgw
