@@ -167,8 +167,12 @@ async function statusLoad(): Promise<{ reqPerSec: number; p99Ms: number }> {
 
 if (JOBS % 2 !== 0) throw new Error(`BENCH_JOBS must be even, got ${JOBS}`);
 const trackDir = makeTempDir("mixdown-bench-distributed-");
+// CPU per job counts the whole machine (workers, ffmpeg, API node, Postgres, Ceph, this client): against the
+// plain processes' figure it shows Mixdown's own cost, and 1 against 2 at once what running two jobs side by
+// side costs each of them on this machine.
 const busy = (round: Round) =>
-  `${round.cores.toFixed(2)} of ${os.availableParallelism()} cores busy` +
+  `${round.cores.toFixed(2)} of ${os.availableParallelism()} cores busy, ` +
+  `${(round.cores / round.jobsPerSecond).toFixed(2)} s CPU per job` +
   (round.perWorker && round.perWorker.length > 1 ? `, jobs per worker ${round.perWorker.join("/")}` : "");
 const results = [];
 const only = process.env.BENCH_ONLY; // e.g. "midi": only the kinds whose workflow slug contains it

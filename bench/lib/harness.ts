@@ -146,7 +146,6 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** An integer from the environment, or the fallback. */
 /** Busy and total CPU time of the whole machine so far (Linux /proc/stat), in clock ticks. */
 export function machineTicks(): { busy: number; total: number } {
   const fields = (fs.readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
@@ -160,6 +159,7 @@ export function coresBusy(before: { busy: number; total: number }, after: { busy
   return ((after.busy - before.busy) / (after.total - before.total)) * os.availableParallelism();
 }
 
+/** An integer from the environment, or the fallback. */
 export function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
