@@ -16,10 +16,10 @@ const execFileAsync = promisify(execFile);
 const SCENARIO = path.join(import.meta.dirname, "music-ai-scenario.ts");
 
 /** The SDK downloads only https:// result URLs: in distributed mode the store must speak HTTPS too. */
-const backends = BACKENDS.map(({ backend, skip }) => {
-  const noTls: string | false = backend === "distributed" && s3TlsUnavailable ? `skipped: ${s3TlsUnavailable}` : false;
-  return { backend, skip: skip || noTls };
-});
+const backends = BACKENDS.map(({ backend, skip }) => ({
+  backend,
+  skip: skip ?? (backend === "distributed" ? s3TlsUnavailable : undefined),
+}));
 
 for (const { backend, skip } of backends)
   describeOrSkip(

@@ -9,7 +9,6 @@ import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { storedKeys } from "../helpers/inspect.ts";
 import { assertNoneRunning, freePort, MIXDOWN_BIN, Mixdown, NodeProcess } from "../helpers/mixdown.ts";
 
-const skip = distributedUnavailable ? `skipped: ${distributedUnavailable}` : false;
 const wav = sineWav(0.5);
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -22,7 +21,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describeOrSkip("distributed mode: API and worker nodes on Postgres, pg-boss and S3", skip, () => {
+describeOrSkip("distributed mode: API and worker nodes on Postgres, pg-boss and S3", distributedUnavailable, () => {
   after(() => assertNoneRunning());
 
   test("a worker killed mid-job (SIGKILL) loses it to another worker within 30 s; it finishes once", async (t) => {

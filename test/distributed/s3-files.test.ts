@@ -7,8 +7,6 @@ import { describeOrSkip, distributedUnavailable, TEST_S3 } from "../helpers/back
 import { storedKeys } from "../helpers/inspect.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 
-const skip = distributedUnavailable ? `skipped: ${distributedUnavailable}` : false;
-
 /** A request body of unknown length: sent chunked, as the Music.AI JavaScript SDK sends a file. */
 const chunked = (bytes: Buffer): RequestInit =>
   ({
@@ -17,7 +15,7 @@ const chunked = (bytes: Buffer): RequestInit =>
     duplex: "half",
   }) as RequestInit;
 
-describeOrSkip("distributed mode: files go straight to S3 through presigned URLs", skip, () => {
+describeOrSkip("distributed mode: files go straight to S3 through presigned URLs", distributedUnavailable, () => {
   let server: Mixdown;
   let app: AppInfo;
   before(async () => {
@@ -90,37 +88,41 @@ describeOrSkip("distributed mode: files go straight to S3 through presigned URLs
   });
 });
 
-describeOrSkip("distributed mode with MIXDOWN_S3_UPLOAD_URLS=mixdown: uploads through the API node", skip, () => {
-  let server: Mixdown;
-  let app: AppInfo;
-  before(async () => {
-    server = await Mixdown.start({ MIXDOWN_S3_UPLOAD_URLS: "mixdown" }, { backend: "distributed", workers: 1 });
-    app = await server.createApp();
-  });
-  after(async () => {
-    await server.dispose();
-    assertNoneRunning();
-  });
+describeOrSkip(
+  "distributed mode with MIXDOWN_S3_UPLOAD_URLS=mixdown: uploads through the API node",
+  distributedUnavailable,
+  () => {
+    let server: Mixdown;
+    let app: AppInfo;
+    before(async () => {
+      server = await Mixdown.start({ MIXDOWN_S3_UPLOAD_URLS: "mixdown" }, { backend: "distributed", workers: 1 });
+      app = await server.createApp();
+    });
+    after(async () => {
+      await server.dispose();
+      assertNoneRunning();
+    });
 
-  test("GET /upload: Mixdown's upload URL, the store's download URL; a chunked PUT lands in the bucket, once", async () => {
-    const pair = (await server.api("GET", "/v1/upload", { key: app.apiKey })).body;
-    assert.ok(pair.uploadUrl.startsWith(`${server.url}/uploads/`), pair.uploadUrl);
-    assert.ok(pair.downloadUrl.startsWith(`${TEST_S3.endpoint}/${server.env.MIXDOWN_S3_BUCKET}/uploads/`));
-    const bytes = sineWav(0.5);
-    const put = await fetch(pair.uploadUrl, { ...chunked(bytes), headers: { "content-type": "audio/wav" } });
-    assert.equal(put.status, 200, await put.clone().text());
-    assert.deepEqual(await put.json(), { size: bytes.length, contentType: "audio/wav" });
-    const download = await fetch(pair.downloadUrl);
-    assert.equal(download.headers.get("content-type"), "audio/wav");
-    assert.ok(Buffer.from(await download.arrayBuffer()).equals(bytes));
-    const again = await fetch(pair.uploadUrl, { method: "PUT", body: "other bytes" });
-    assert.equal(again.status, 403);
-    assert.ok(Buffer.from(await (await fetch(pair.downloadUrl)).arrayBuffer()).equals(bytes), "unchanged");
-    const job = await server.runJob(app.apiKey, "mixdown/convert", { inputUrl: pair.downloadUrl, format: "flac" });
-    assert.ok(job.result.output.startsWith(`${TEST_S3.endpoint}/${server.env.MIXDOWN_S3_BUCKET}/results/`));
-  });
+    test("GET /upload: Mixdown's upload URL, the store's download URL; a chunked PUT lands in the bucket, once", async () => {
+      const pair = (await server.api("GET", "/v1/upload", { key: app.apiKey })).body;
+      assert.ok(pair.uploadUrl.startsWith(`${server.url}/uploads/`), pair.uploadUrl);
+      assert.ok(pair.downloadUrl.startsWith(`${TEST_S3.endpoint}/${server.env.MIXDOWN_S3_BUCKET}/uploads/`));
+      const bytes = sineWav(0.5);
+      const put = await fetch(pair.uploadUrl, { ...chunked(bytes), headers: { "content-type": "audio/wav" } });
+      assert.equal(put.status, 200, await put.clone().text());
+      assert.deepEqual(await put.json(), { size: bytes.length, contentType: "audio/wav" });
+      const download = await fetch(pair.downloadUrl);
+      assert.equal(download.headers.get("content-type"), "audio/wav");
+      assert.ok(Buffer.from(await download.arrayBuffer()).equals(bytes));
+      const again = await fetch(pair.uploadUrl, { method: "PUT", body: "other bytes" });
+      assert.equal(again.status, 403);
+      assert.ok(Buffer.from(await (await fetch(pair.downloadUrl)).arrayBuffer()).equals(bytes), "unchanged");
+      const job = await server.runJob(app.apiKey, "mixdown/convert", { inputUrl: pair.downloadUrl, format: "flac" });
+      assert.ok(job.result.output.startsWith(`${TEST_S3.endpoint}/${server.env.MIXDOWN_S3_BUCKET}/results/`));
+    });
 
-  test("Mixdown's own file downloads are not served: files are read from the store", async () => {
-    assert.equal((await fetch(`${server.url}/files/uploads/x?expires=1&signature=x`)).status, 404);
-  });
-});
+    test("Mixdown's own file downloads are not served: files are read from the store", async () => {
+      assert.equal((await fetch(`${server.url}/files/uploads/x?expires=1&signature=x`)).status, 404);
+    });
+  },
+);

@@ -111,7 +111,7 @@ export async function provisionDistributed(): Promise<{ env: Record<string, stri
  * describe(), or, when `skip` gives a reason, a suite of one skipped test that gives it: a skipped suite's
  * tests are never declared, so the run's summary would otherwise count nothing as skipped.
  */
-export function describeOrSkip(title: string, skip: string | false, body: () => void): void {
-  if (skip) describe(title, () => test("not run here", { skip }, () => undefined));
+export function describeOrSkip(title: string, skip: string | undefined, body: () => void): void {
+  if (skip) describe(title, () => test("not run here", { skip: `skipped: ${skip}` }, () => undefined));
   else describe(title, body);
 }

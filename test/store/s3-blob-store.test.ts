@@ -10,9 +10,7 @@ import { openS3 } from "../../src/store/s3/open.ts";
 import type { S3BlobStore } from "../../src/store/s3/s3-blob-store.ts";
 import { describeOrSkip, distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
 
-const skip = distributedUnavailable ? `skipped: ${distributedUnavailable}` : false;
-
-describeOrSkip("S3 blob store: put with and without a known size", skip, () => {
+describeOrSkip("S3 blob store: put with and without a known size", distributedUnavailable, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-s3-put-"));
   const bucket = `mixdown-t-put-${randomBytes(4).toString("hex")}`;
   let blobs: S3BlobStore;
