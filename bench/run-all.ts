@@ -4,7 +4,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 
-const BENCHES = ["status-throughput.ts", "upload-throughput.ts", "responsiveness.ts", "analysis.ts", "separation.ts", "midi.ts"];
+const BENCHES = [
+  "status-throughput.ts",
+  "upload-throughput.ts",
+  "responsiveness.ts",
+  "analysis.ts",
+  "separation.ts",
+  "midi.ts",
+];
 const filters = process.argv.slice(2);
 const selected = BENCHES.filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)));
 
