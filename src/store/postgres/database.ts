@@ -38,8 +38,24 @@ async function migrate(pool: pg.Pool): Promise<void> {
   }
 }
 
-export async function openPostgres(connectionString: string): Promise<{ db: Kysely<Database>; pool: pg.Pool }> {
+export async function openPostgres(
+  connectionString: string,
+): Promise<{ db: Kysely<Database>; pool: pg.Pool; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString, max: 10 });
+  // An idle connection that breaks (Postgres restarted) is dropped by the pool; unheard, its error would end
+  // the process.
+  pool.on("error", (error) =>
+    console.error(JSON.stringify({ level: 40, msg: "an idle Postgres connection failed", err: String(error) })),
+  );
   await migrate(pool);
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    pool,
+    async close() {
+      await db.destroy();
+      // Kysely ends the pool only if it ever used it; the migration's connection may be all there is.
+      if (!pool.ended) await pool.end();
+    },
+  };
 }

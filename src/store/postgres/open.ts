@@ -12,7 +12,7 @@ export async function openPostgresStores(
   connectionString: string,
   options: { leaseMs: number; appConcurrency: number },
 ): Promise<Stores> {
-  const { db, pool } = await openPostgres(connectionString);
+  const { db, pool, close } = await openPostgres(connectionString);
   const heartbeatSeconds = Math.max(10, Math.round((options.leaseMs * 0.66) / 1000));
   // Silent workers are found by the monitor pass: run it often enough to act soon after the heartbeat window.
   const checkEverySeconds = Math.max(1, Math.round(heartbeatSeconds / 5));
@@ -36,10 +36,10 @@ export async function openPostgresStores(
     // No cheap signal of other nodes' changes (a key revoked elsewhere): a version that always differs
     // turns key caching off, so revocations take effect at once on every node.
     store: new SqlMetadataStore(db, () => String(performance.now())),
-    queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency }),
+    queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency, connectionString }),
     async close() {
       await boss.stop({ graceful: false, close: true });
-      await db.destroy();
+      await close();
     },
   };
 }
