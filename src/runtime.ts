@@ -72,7 +72,6 @@ export async function createRuntime(config: Config) {
     maxBytes: config.maxUploadBytes,
   });
   const events: JobEvents & { pool?: WorkerPool } = {
-    queued: () => events.pool?.wake(),
     deleted: (id) => events.pool?.cancel(id),
   };
   const jobs = new JobService(store, queue, blobs, workflows, uploads, events);

@@ -26,8 +26,11 @@ export class WorkerPool {
   readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly running = new Map<string, AbortController>();
   private readonly sleepers = new Set<() => void>();
+  /** Counts wake() calls, so that a loop that found nothing does not sleep through one made while it looked. */
+  private wakeups = 0;
   private loops: Promise<void>[] = [];
   private stopping = false;
+  private unwatch: () => Promise<void> = async () => undefined;
 
   private readonly queue: JobQueue;
   private readonly runner: JobRunner;
@@ -42,11 +45,18 @@ export class WorkerPool {
   }
 
   start(): void {
+    // A job queued anywhere wakes idle workers at once; the poll is the fallback (and finds re-delivered jobs).
+    this.unwatch = this.queue.watch(
+      () => this.wake(),
+      (error) =>
+        this.options.log.warn({ err: error }, `not told of queued jobs; polling every ${POLL_MS} ms meanwhile`),
+    );
     this.loops = Array.from({ length: this.options.concurrency }, () => this.loop());
   }
 
-  /** A job was queued: idle workers look now rather than at their next poll. */
-  wake(): void {
+  /** Idle workers look now rather than at their next poll. */
+  private wake(): void {
+    this.wakeups++;
     for (const wake of this.sleepers) wake();
   }
 
@@ -65,10 +75,12 @@ export class WorkerPool {
       for (const controller of this.running.values()) controller.abort("shutdown" satisfies StopReason);
     }
     await finished;
+    await this.unwatch();
   }
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      const wakeups = this.wakeups;
       let job: ClaimedJob | undefined;
       try {
         job = await this.queue.claim(this.workerId, this.options.leaseMs);
@@ -79,7 +91,7 @@ export class WorkerPool {
         await this.process(job).catch((error) =>
           this.options.log.error({ err: error }, "recording a job's outcome failed"),
         );
-      else await this.sleep(POLL_MS);
+      else if (wakeups === this.wakeups) await this.sleep(POLL_MS);
     }
   }
 

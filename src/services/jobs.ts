@@ -20,7 +20,6 @@ export interface CreateJobRequest {
 
 /** Hooks into the worker pool of this process (absent on API-only nodes). */
 export interface JobEvents {
-  queued(jobId: string): void;
   deleted(jobId: string): void;
 }
 
@@ -81,7 +80,6 @@ export class JobService {
       createdAt: new Date().toISOString(),
       inputUploadIds: await this.uploads.uploadIdsIn(request.params),
     });
-    this.events.queued(id);
     return id;
   }
 

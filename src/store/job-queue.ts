@@ -27,4 +27,9 @@ export interface JobQueue {
   release(jobId: string, workerId: string): Promise<boolean>;
   /** Jobs waiting to start. */
   depth(): Promise<number>;
+  /**
+   * Calls `onQueued` soon after a job is queued (by this process, or by any node where the backend can tell:
+   * Postgres), so that idle workers look at once instead of at their next poll. Returns a function that stops.
+   */
+  watch(onQueued: () => void, onError: (error: Error) => void): () => Promise<void>;
 }

@@ -65,16 +65,20 @@ export const s3TlsUnavailable: string | undefined = await (async () => {
   });
 })();
 
+/** Why the Postgres-only suites cannot run here, or undefined when they can. */
+export const postgresUnavailable: string | undefined = await postgresReachable();
+
 /** Why the distributed suites cannot run here, or undefined when they can. */
-export const distributedUnavailable: string | undefined = await Promise.all([postgresReachable(), s3Reachable()]).then(
-  (reasons) => reasons.filter(Boolean).join("; ") || undefined,
+export const distributedUnavailable: string | undefined = await s3Reachable().then(
+  (s3) => [postgresUnavailable, s3].filter(Boolean).join("; ") || undefined,
 );
 
-/** A fresh database and bucket for one distributed deployment, and how to remove them. */
-export async function provisionDistributed(): Promise<{ env: Record<string, string>; teardown(): Promise<void> }> {
-  const suffix = randomBytes(6).toString("hex");
+/** A fresh, empty Postgres database on the test server: its URL, and how to drop it. */
+export async function provisionDatabase(suffix = randomBytes(6).toString("hex")): Promise<{
+  url: string;
+  drop(): Promise<void>;
+}> {
   const database = `mixdown_t_${suffix}`;
-  const bucket = `mixdown-t-${suffix}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
@@ -82,8 +86,24 @@ export async function provisionDistributed(): Promise<{ env: Record<string, stri
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${database}`;
   return {
+    url: url.toString(),
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+      await cleanup.end();
+    },
+  };
+}
+
+/** A fresh database and bucket for one distributed deployment, and how to remove them. */
+export async function provisionDistributed(): Promise<{ env: Record<string, string>; teardown(): Promise<void> }> {
+  const suffix = randomBytes(6).toString("hex");
+  const bucket = `mixdown-t-${suffix}`;
+  const database = await provisionDatabase(suffix);
+  return {
     env: {
-      MIXDOWN_DATABASE_URL: url.toString(),
+      MIXDOWN_DATABASE_URL: database.url,
       MIXDOWN_S3_ENDPOINT: TEST_S3.endpoint,
       MIXDOWN_S3_BUCKET: bucket,
       MIXDOWN_S3_ACCESS_KEY_ID: TEST_S3.accessKeyId,
@@ -99,10 +119,7 @@ export async function provisionDistributed(): Promise<{ env: Record<string, stri
       });
       await new S3BlobStore(s3, bucket).deletePrefix("").catch(() => undefined);
       await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
-      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-      await cleanup.end();
+      await database.drop();
     },
   };
 }

@@ -4,8 +4,11 @@ import type { Db, PgBoss } from "pg-boss";
 import type { JobError, JobResult, NewJob } from "../../domain.ts";
 import type { ClaimedJob, JobQueue } from "../job-queue.ts";
 import { type Database, newJobRow } from "../sql/schema.ts";
+import { listen } from "./listen.ts";
 
 export const QUEUE = "mixdown-jobs";
+/** NOTIFY'd by every enqueue, in its transaction (so only once it commits): idle workers LISTEN and look at once. */
+const QUEUED_CHANNEL = "mixdown_job_queued";
 
 /** How many jobs a pg-boss command changed (its typings leave the response shape open). */
 const affected = (response: object): number => (response as { affected?: number }).affected ?? 0;
@@ -25,14 +28,21 @@ export class PgBossJobQueue implements JobQueue {
   private readonly pool: pg.Pool;
   private readonly boss: PgBoss;
   private readonly appConcurrency: number;
+  private readonly connectionString: string;
   /** The pg-boss attempt each job claimed by this process is on. */
   private readonly attempts = new Map<string, Attempt>();
 
-  constructor(db: Kysely<Database>, pool: pg.Pool, boss: PgBoss, options: { appConcurrency: number }) {
+  constructor(
+    db: Kysely<Database>,
+    pool: pg.Pool,
+    boss: PgBoss,
+    options: { appConcurrency: number; connectionString: string },
+  ) {
     this.db = db;
     this.pool = pool;
     this.boss = boss;
     this.appConcurrency = options.appConcurrency;
+    this.connectionString = options.connectionString;
   }
 
   /** Runs `work` in one transaction; pg-boss calls made with the given adapter join it. */
@@ -70,7 +80,12 @@ export class PgBossJobQueue implements JobQueue {
         { jobId: job.id },
         { id: job.id, priority: -rank, group: { id: job.appId }, db: adapter },
       );
+      await client.query("SELECT pg_notify($1, '')", [QUEUED_CHANNEL]);
     });
+  }
+
+  watch(onQueued: () => void, onError: (error: Error) => void): () => Promise<void> {
+    return listen(this.connectionString, QUEUED_CHANNEL, onQueued, onError);
   }
 
   async claim(workerId: string): Promise<ClaimedJob | undefined> {

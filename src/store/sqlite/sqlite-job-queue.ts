@@ -8,6 +8,8 @@ export class SqliteJobQueue implements JobQueue {
   private readonly db: Kysely<Database>;
   /** Most jobs of one application running at once (0: no limit). */
   private readonly appConcurrency: number;
+  /** watch()'s listeners: this process's own enqueues (other processes sharing the file are found by polling). */
+  private readonly watchers = new Set<() => void>();
 
   constructor(db: Kysely<Database>, options: { appConcurrency: number }) {
     this.db = db;
@@ -25,6 +27,13 @@ export class SqliteJobQueue implements JobQueue {
         await tx.insertInto("job_inputs").values({ job_id: job.id, upload_id: uploadId }).execute();
       }
     });
+    for (const onQueued of this.watchers) onQueued();
+  }
+
+  watch(onQueued: () => void): () => Promise<void> {
+    const listener = () => onQueued();
+    this.watchers.add(listener);
+    return async () => void this.watchers.delete(listener);
   }
 
   async claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined> {
