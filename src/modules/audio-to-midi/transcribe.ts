@@ -50,13 +50,13 @@ export async function activations(
     signal.throwIfAborted();
     const window = new Float32Array(WINDOW_SAMPLES);
     window.set(padded.subarray(start, start + WINDOW_SAMPLES));
-    const [frameData, onsetData] = tf.tidy(() => {
-      const outputs = model.execute(tf.tensor3d(window, [1, WINDOW_SAMPLES, 1]), [
-        OUTPUT_FRAMES,
-        OUTPUT_ONSETS,
-      ]) as tf.Tensor[];
-      return outputs.map((t) => t.dataSync() as Float32Array);
-    }) as [Float32Array, Float32Array];
+    // tidy() returns the two output tensors, not their data: it searches what it returns for tensors to keep,
+    // value by value in a typed array (30,000 values a window: with the garbage, a tenth of the job's CPU).
+    const outputs = tf.tidy(
+      () => model.execute(tf.tensor3d(window, [1, WINDOW_SAMPLES, 1]), [OUTPUT_FRAMES, OUTPUT_ONSETS]) as tf.Tensor[],
+    );
+    const [frameData, onsetData] = outputs.map((t) => t.dataSync() as Float32Array) as [Float32Array, Float32Array];
+    tf.dispose(outputs);
     const rows = frameData.length / PITCHES;
     for (let row = OVERLAP_FRAMES / 2; row < rows - OVERLAP_FRAMES / 2 && frames.length < wanted; row++) {
       frames.push(Array.from(frameData.subarray(row * PITCHES, (row + 1) * PITCHES)));
