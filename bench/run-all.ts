@@ -11,6 +11,7 @@ const BENCHES = [
   "analysis.ts",
   "separation.ts",
   "midi.ts",
+  "wav-write.ts",
 ];
 const filters = process.argv.slice(2);
 const selected = BENCHES.filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)));

@@ -139,11 +139,18 @@ export async function startServer(
   throw new Error(`${command} did not answer ${readyUrl} within 20 s:\n${output}`);
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
-export function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s); with
+ * `children`, also that of its children it has waited for (an ffmpeg it ran, say).
+ */
+export function cpuSeconds(pid: number | "self", options: { children?: boolean } = {}): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const fields = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  const own = (fields[11] ?? 0) + (fields[12] ?? 0);
+  return (options.children ? own + (fields[13] ?? 0) + (fields[14] ?? 0) : own) / 100;
 }
 
 /** Busy and total CPU time of the whole machine so far (Linux /proc/stat), in clock ticks. */

@@ -4,6 +4,7 @@ import { mediaBinaries } from "./binaries.ts";
 import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
 import { NO_AUDIO_MESSAGE, NOT_MEDIA_MESSAGE } from "./probe.ts";
 import { lowerPriority, ToolError } from "./run-tool.ts";
+import { WAV_MAX_DATA_BYTES, writeWav16 } from "./wav.ts";
 
 /** Planar float32 audio. */
 export interface Pcm {
@@ -95,8 +96,21 @@ function decodeFailureMessage(stderr: string, file: string): string {
   return `The input audio could not be decoded: ${reason}`;
 }
 
-/** Encodes PCM to a file in one of the output formats (piped to ffmpeg, never through a temporary WAV). */
-export function encodePcm(pcm: Pcm, file: string, format: AudioFormat, signal?: AbortSignal): Promise<void> {
+/**
+ * Encodes PCM to a file in one of the output formats: WAV written here (the same samples as ffmpeg's, without an
+ * ffmpeg process and a pipe), the others piped to ffmpeg, never through a temporary WAV.
+ */
+export async function encodePcm(pcm: Pcm, file: string, format: AudioFormat, signal?: AbortSignal): Promise<void> {
+  if (format === "wav") {
+    if (pcmLength(pcm) * pcm.channels.length * 2 > WAV_MAX_DATA_BYTES) {
+      throw new JobFailure("BAD_INPUT", "The result is longer than a WAV file can hold (4 GiB); choose flac.");
+    }
+    return writeWav16(pcm.channels, pcm.sampleRate, file, signal);
+  }
+  return encodeWithFfmpeg(pcm, file, format, signal);
+}
+
+function encodeWithFfmpeg(pcm: Pcm, file: string, format: AudioFormat, signal?: AbortSignal): Promise<void> {
   const count = pcm.channels.length;
   const frames = pcmLength(pcm);
   const args = ["-hide_banner", "-nostdin", "-v", "error", "-y", "-f", "f32le", "-ar", String(pcm.sampleRate)];

@@ -1,17 +1,37 @@
-/** A 16-bit PCM WAV of planar float channels (clipped to ±1). */
-export function encodeWav16(channels: readonly Float32Array[], sampleRate: number): Buffer {
-  const frames = Math.min(...channels.map((c) => c.length));
+import fsp from "node:fs/promises";
+
+/** Frames converted and written at a time by writeWav16. */
+const BLOCK_FRAMES = 65536;
+/** The most samples, in bytes, a WAV's 32-bit size fields can describe. */
+export const WAV_MAX_DATA_BYTES = 0xffffffff - 36;
+
+/**
+ * Planar float channels to interleaved 16-bit samples, frames `from` to `to`, as ffmpeg converts them
+ * (libswresample: value × 32768 rounded half to even, then clipped), so a WAV written here has the samples
+ * ffmpeg's pcm_s16le encoder would give.
+ */
+export function toInt16(channels: readonly Float32Array[], from: number, to: number): Int16Array {
   const count = channels.length;
-  const data = Buffer.alloc(frames * count * 2);
-  for (let i = 0; i < frames; i++) {
-    for (let c = 0; c < count; c++) {
-      const value = Math.max(-1, Math.min(1, (channels[c] as Float32Array)[i] as number));
-      data.writeInt16LE(Math.round(value * 32767), (i * count + c) * 2);
+  const out = new Int16Array((to - from) * count);
+  for (let c = 0; c < count; c++) {
+    const channel = channels[c] as Float32Array;
+    for (let i = from, o = c; i < to; i++, o += count) {
+      const scaled = (channel[i] as number) * 32768;
+      let rounded = Math.round(scaled);
+      if (rounded - scaled === 0.5 && rounded % 2 !== 0) rounded -= 1; // a tie goes to the even neighbour
+      out[o] = rounded > 32767 ? 32767 : rounded < -32768 ? -32768 : rounded;
     }
   }
+  return out;
+}
+
+/** The 44-byte header of a 16-bit PCM WAV. */
+function header16(count: number, sampleRate: number, frames: number): Buffer {
+  const dataBytes = frames * count * 2;
+  if (dataBytes > WAV_MAX_DATA_BYTES) throw new RangeError("a WAV file holds at most 4 GiB of samples");
   const header = Buffer.alloc(44);
   header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + data.length, 4);
+  header.writeUInt32LE(36 + dataBytes, 4);
   header.write("WAVE", 8, "ascii");
   header.write("fmt ", 12, "ascii");
   header.writeUInt32LE(16, 16);
@@ -22,6 +42,36 @@ export function encodeWav16(channels: readonly Float32Array[], sampleRate: numbe
   header.writeUInt16LE(count * 2, 32);
   header.writeUInt16LE(16, 34);
   header.write("data", 36, "ascii");
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
+const framesOf = (channels: readonly Float32Array[]) => Math.min(...channels.map((c) => c.length));
+const bytesOf = (samples: Int16Array) => Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+
+/** A 16-bit PCM WAV of planar float channels, in memory. */
+export function encodeWav16(channels: readonly Float32Array[], sampleRate: number): Buffer {
+  const frames = framesOf(channels);
+  return Buffer.concat([header16(channels.length, sampleRate, frames), bytesOf(toInt16(channels, 0, frames))]);
+}
+
+/** Writes a 16-bit PCM WAV of planar float channels to `file`, a block at a time (memory stays flat). */
+export async function writeWav16(
+  channels: readonly Float32Array[],
+  sampleRate: number,
+  file: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const frames = framesOf(channels);
+  const header = header16(channels.length, sampleRate, frames);
+  const handle = await fsp.open(file, "w");
+  try {
+    await handle.write(header);
+    for (let from = 0; from < frames; from += BLOCK_FRAMES) {
+      signal?.throwIfAborted();
+      await handle.write(bytesOf(toInt16(channels, from, Math.min(frames, from + BLOCK_FRAMES))));
+    }
+  } finally {
+    await handle.close();
+  }
 }
