@@ -10,11 +10,10 @@
  * Run: node bench/distributed.ts   (BENCH_JOBS=8 jobs per round, BENCH_DURATION=10 s of status load,
  * BENCH_ONLY=midi: only the kinds whose workflow slug contains it)
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { distributedUnavailable } from "../test/helpers/backends.ts";
 import { Mixdown } from "../test/helpers/mixdown.ts";
@@ -103,14 +102,30 @@ async function jobsRun(workerUrl: string): Promise<number> {
   return [...counts].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
-/** `jobs` runs of the workload's module on `file` in `processes` plain node processes at once (an equal share each). */
+/**
+ * `jobs` runs of the workload's module on `file` in `processes` plain node processes at once (an equal share
+ * each), timed from when all of them are warm (each ran the module once), as the Mixdown rounds are.
+ */
 async function bareThroughput(work: Workload, jobs: number, file: string, processes: number): Promise<Round> {
   const loop = path.join(import.meta.dirname, "lib/module-loop.ts");
   const args = [loop, work.module, file, String(jobs / processes), JSON.stringify(work.params)];
-  const run = promisify(execFile);
+  const children = Array.from({ length: processes }, () =>
+    spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] }),
+  );
+  const exits = children.map(
+    (child) =>
+      new Promise<void>((resolve, reject) =>
+        child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`module-loop exited with ${code}`)))),
+      ),
+  );
+  // Each prints "warm" once it ran the module once (or exits, having failed).
+  await Promise.all(
+    children.map((child, i) => Promise.race([new Promise((resolve) => child.stdout.once("data", resolve)), exits[i]])),
+  );
   const ticks = machineTicks();
   const start = performance.now();
-  await Promise.all(Array.from({ length: processes }, () => run(process.execPath, args)));
+  for (const child of children) child.stdin.end("go\n");
+  await Promise.all(exits);
   const seconds = (performance.now() - start) / 1000;
   return { seconds, jobsPerSecond: jobs / seconds, cores: coresBusy(ticks, machineTicks()) };
 }
