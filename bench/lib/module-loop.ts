@@ -4,34 +4,16 @@
 // the same work. Like a Mixdown worker after its warm-up job, each first runs the module once untimed (loading
 // its code and models), prints "warm", and starts the timed runs when a line arrives on stdin, so that two
 // processes start together. Usage: node module-loop.ts <module> <file> <runs> [params as JSON; defaults fill in]
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { checkParams } from "../../src/engine/execute.ts";
-import type { Module } from "../../src/engine/types.ts";
+import { moduleRunner } from "./run-module.ts";
 
 const [name = "", file = "", runs = "1", paramsJson = "{}"] = process.argv.slice(2);
-const exports = (await import(`../../src/modules/${name}/index.ts`)) as Record<string, Module>;
-const module = Object.values(exports).find((value) => value?.name === name);
-if (!module) throw new Error(`no module named ${name}`);
-const params = JSON.parse(paramsJson) as Record<string, unknown>;
-checkParams(module, name, params);
-const outputDir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-module-loop-"));
-const runOnce = () =>
-  module.run({
-    params: structuredClone(params),
-    inputs: { audio: file },
-    outputDir,
-    modelsDir: outputDir,
-    signal: new AbortController().signal,
-    fetchInput: () => Promise.reject(new Error("no fetching here")),
-  });
+const runner = await moduleRunner(name, file, JSON.parse(paramsJson) as Record<string, unknown>);
 try {
-  await runOnce();
+  await runner.runOnce();
   process.stdout.write("warm\n");
   await new Promise((resolve) => process.stdin.once("data", resolve));
   process.stdin.pause();
-  for (let run = 0; run < Number(runs); run++) await runOnce();
+  for (let run = 0; run < Number(runs); run++) await runner.runOnce();
 } finally {
-  fs.rmSync(outputDir, { recursive: true, force: true });
+  runner.dispose();
 }
