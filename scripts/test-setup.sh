@@ -11,9 +11,10 @@ cd "$(dirname "$0")/.."
 [ "${MIXDOWN_TEST_SETUP:-}" = skip ] && exit 0
 
 # ffmpeg: media; sox, espeak-ng, festival + festvox-us-slt-hts, fluidsynth + fluid-soundfont-gm: test audio
-# (synthesised signals, two speech synthesisers, rendered instruments); pocketsphinx: speech recognition.
+# (synthesised signals, two speech synthesisers, rendered instruments); pocketsphinx: speech recognition;
+# chromium: the dashboard's browser tests.
 packages=(ffmpeg sox espeak-ng festival festvox-us-slt-hts fluidsynth fluid-soundfont-gm pocketsphinx
-  pocketsphinx-en-us)
+  pocketsphinx-en-us chromium)
 
 missing=()
 if command -v dpkg-query >/dev/null; then
