@@ -19,7 +19,7 @@ export function toInt16(channels: readonly Float32Array[], from: number, to: num
       const scaled = (channel[i] as number) * 32768;
       let rounded = Math.round(scaled);
       if (rounded - scaled === 0.5 && rounded % 2 !== 0) rounded -= 1; // a tie goes to the even neighbour
-      out[o] = rounded > 32767 ? 32767 : rounded < -32768 ? -32768 : rounded;
+      out[o] = Math.min(32767, Math.max(-32768, rounded));
     }
   }
   return out;
