@@ -12,6 +12,7 @@ const BENCHES = [
   "separation.ts",
   "midi.ts",
   "wav-write.ts",
+  "probe-throughput.ts",
 ];
 const filters = process.argv.slice(2);
 const selected = BENCHES.filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)));

@@ -70,6 +70,11 @@ export class NodeProcess {
     throw new Error(`mixdown ${this.role} did not start:\n${this.output}`);
   }
 
+  /** The node process's id (bin/mixdown execs node), once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get alive(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }

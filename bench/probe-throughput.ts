@@ -1,0 +1,282 @@
+/**
+ * Short jobs at the speed of the tool (issue 15): `mixdown/probe` jobs on one uploaded 1 s file against the probe
+ * module (the very ffprobe command, same arguments and priority) run in this process, side by side in one run.
+ * - the tool alone: BENCH_JOBS (300) runs, two at a time → runs/s; and its single-run time (median of BENCH_SINGLE);
+ * - embedded, MIXDOWN_WORKERS=2: the file uploaded once, BENCH_JOBS jobs created at once, jobs/s from the first
+ *   request to the last completedAt, and p50 creation → completion of the first 50; goal ≥ 0.8 × the tool's runs/s;
+ * - a single job on the idle server, BENCH_SINGLE times one after the other: completedAt − createdAt and as the
+ *   client sees it (POST → status SUCCEEDED, polled every 2 ms), minus the tool's own time; goal ≤ 50 ms;
+ * - the same in distributed mode (Postgres + S3, one API node and one worker node with 2 workers), when both answer.
+ * Run: node bench/probe-throughput.ts   (BENCH_JOBS, BENCH_SINGLE, BENCH_DISTRIBUTED=0 to skip distributed mode)
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { sineWav } from "../test/helpers/audio.ts";
+import { distributedUnavailable } from "../test/helpers/backends.ts";
+import { Mixdown as Deployment } from "../test/helpers/mixdown.ts";
+import { cpuSeconds, envInt, makeTempDir, onCleanup, printTable, round, runBench } from "./lib/harness.ts";
+import { startMixdown } from "./lib/mixdown.ts";
+import { moduleRunner } from "./lib/run-module.ts";
+
+const JOBS = envInt("BENCH_JOBS", 300);
+const SINGLE = envInt("BENCH_SINGLE", 20);
+const FIRST = 50;
+/** The servers' log level: "silent" (no logger) by default, like the other benches; "info" is Mixdown's default. */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || "silent";
+const WORKFLOW = "mixdown/probe";
+/** Jobs/s at least this share of the tool's runs/s, two at a time. */
+const THROUGHPUT_GOAL = 0.8;
+/** A single job on an idle server: at most this many ms more than the tool's own time. */
+const LATENCY_GOAL_MS = 50;
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+};
+
+interface Throughput {
+  seconds: number;
+  jobsPerSecond: number;
+  /** CPU seconds per job: the server processes and what they ran (ffprobe), or this process and its children. */
+  cpuPerJob: number;
+}
+
+/** `runs` runs of the probe module in this process, `parallel` at a time. */
+async function toolThroughput(runOnce: () => Promise<unknown>, runs: number, parallel: number): Promise<Throughput> {
+  let next = 0;
+  const cpu = cpuSeconds("self", { children: true });
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next++ < runs) await runOnce();
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { seconds, jobsPerSecond: runs / seconds, cpuPerJob: (cpuSeconds("self", { children: true }) - cpu) / runs };
+}
+
+/** A running deployment as the bench drives it. */
+interface Target {
+  url: string;
+  key: string;
+  /** Pids whose CPU (with their waited-for children) counts as Mixdown's. */
+  pids: number[];
+}
+
+async function call(target: Target, method: string, pathname: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${target.url}${pathname}`, {
+    method,
+    headers: { authorization: target.key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${pathname} answered ${response.status}: ${await response.text()}`);
+  return response;
+}
+
+async function upload(target: Target, bytes: Buffer): Promise<string> {
+  const pair = (await (await call(target, "GET", "/v1/upload")).json()) as { uploadUrl: string; downloadUrl: string };
+  const put = await fetch(pair.uploadUrl, {
+    method: "PUT",
+    body: new Uint8Array(bytes),
+    headers: { "content-type": "audio/wav" },
+  });
+  if (!put.ok) throw new Error(`upload answered ${put.status}: ${await put.text()}`);
+  return pair.downloadUrl;
+}
+
+const createJob = async (target: Target, inputUrl: string): Promise<string> =>
+  (
+    (await (
+      await call(target, "POST", "/v1/job", { name: "probe", workflow: WORKFLOW, params: { inputUrl } })
+    ).json()) as { id: string }
+  ).id;
+
+interface JobTimes {
+  id: string;
+  status: string;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+/** Every job of the application (pages of 100). */
+async function allJobs(target: Target): Promise<JobTimes[]> {
+  const jobs: JobTimes[] = [];
+  for (let page = 0; ; page++) {
+    const batch = (await (await call(target, "GET", `/v1/job?size=100&page=${page}`)).json()) as JobTimes[];
+    jobs.push(...batch);
+    if (batch.length < 100) return jobs;
+  }
+}
+
+const serverCpu = (target: Target) => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid, { children: true }), 0);
+
+/** One job at a time on the idle server: completedAt − createdAt and client-observed (POST → SUCCEEDED), in ms. */
+async function singleJobs(
+  target: Target,
+  inputUrl: string,
+  runs: number,
+): Promise<{ server: number[]; queued: number[]; client: number[] }> {
+  const server: number[] = [];
+  const queued: number[] = [];
+  const client: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await delay(20); // idle: the previous job's last writes are over
+    const start = performance.now();
+    const id = await createJob(target, inputUrl);
+    for (;;) {
+      const { status } = (await (await call(target, "GET", `/v1/job/${id}/status`)).json()) as { status: string };
+      if (status === "SUCCEEDED") break;
+      if (status === "FAILED") throw new Error(`job ${id} FAILED`);
+      await delay(2);
+    }
+    client.push(performance.now() - start);
+    const job = (await (await call(target, "GET", `/v1/job/${id}`)).json()) as JobTimes;
+    server.push(Date.parse(job.completedAt ?? "") - Date.parse(job.createdAt));
+    queued.push(Date.parse(job.startedAt ?? "") - Date.parse(job.createdAt));
+  }
+  return { server, queued, client };
+}
+
+/** BENCH_JOBS jobs created at once; jobs/s from the first request to the last completion. */
+async function burst(target: Target, inputUrl: string): Promise<Throughput & { firstP50Ms: number }> {
+  const before = new Set((await allJobs(target)).map((job) => job.id));
+  const cpu = serverCpu(target) + cpuSeconds("self");
+  const startedAt = Date.now();
+  const ids = await Promise.all(Array.from({ length: JOBS }, () => createJob(target, inputUrl)));
+  for (;;) {
+    const response = await call(target, "GET", "/v1/job?status=QUEUED&status=STARTED&size=1");
+    await response.body?.cancel();
+    if (Number(response.headers.get("x-total-count")) === 0) break;
+    await delay(50);
+  }
+  const cpuUsed = serverCpu(target) + cpuSeconds("self") - cpu;
+  const jobs = (await allJobs(target)).filter((job) => !before.has(job.id));
+  const failed = jobs.filter((job) => job.status !== "SUCCEEDED");
+  if (jobs.length !== ids.length || failed.length > 0)
+    throw new Error(`${jobs.length} jobs found of ${ids.length}, ${failed.length} not SUCCEEDED`);
+  const lastCompletion = Math.max(...jobs.map((job) => Date.parse(job.completedAt ?? "")));
+  const seconds = (lastCompletion - startedAt) / 1000;
+  const first = jobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).slice(0, FIRST);
+  const firstP50Ms = median(first.map((job) => Date.parse(job.completedAt ?? "") - Date.parse(job.createdAt)));
+  return { seconds, jobsPerSecond: JOBS / seconds, cpuPerJob: cpuUsed / JOBS, firstP50Ms };
+}
+
+/** Warm-up (module imports, compiled schemas, the file in the page cache), the idle single jobs, then the burst. */
+async function measure(target: Target, bytes: Buffer) {
+  const inputUrl = await upload(target, bytes);
+  await singleJobs(target, inputUrl, 4);
+  const single = await singleJobs(target, inputUrl, SINGLE);
+  const many = await burst(target, inputUrl);
+  return {
+    ...many,
+    single: { server: median(single.server), queued: median(single.queued), client: median(single.client) },
+  };
+}
+
+/** The tool's single-run time (median of BENCH_SINGLE runs, after a warm-up) and its runs/s two at a time. */
+async function toolAlone(runOnce: () => Promise<unknown>) {
+  for (let i = 0; i < 4; i++) await runOnce();
+  const runs: number[] = [];
+  for (let i = 0; i < SINGLE; i++) {
+    const start = performance.now();
+    await runOnce();
+    runs.push(performance.now() - start);
+  }
+  return { ...(await toolThroughput(runOnce, JOBS, 2)), singleMs: median(runs) };
+}
+
+runBench(async () => {
+  const dir = makeTempDir("mixdown-bench-probe-");
+  const file = path.join(dir, "one-second.wav");
+  const bytes = sineWav(1);
+  fs.writeFileSync(file, bytes);
+  const probe = await moduleRunner("probe", file);
+  onCleanup(() => probe.dispose());
+
+  // Each deployment is measured right after the tool alone, so that each ratio compares runs minutes apart at most.
+  const embeddedTool = await toolAlone(probe.runOnce);
+  const embeddedServer = await startMixdown({ env: { MIXDOWN_WORKERS: "2", MIXDOWN_LOG_LEVEL: LOG_LEVEL } });
+  const embedded = await measure(
+    { url: embeddedServer.url, key: await embeddedServer.createApp("bench"), pids: [embeddedServer.pid] },
+    bytes,
+  );
+  await embeddedServer.stop();
+  const runs = [{ name: "embedded, 2 workers", tool: embeddedTool, mixdown: embedded }];
+
+  const skipDistributed = process.env.BENCH_DISTRIBUTED === "0" ? "BENCH_DISTRIBUTED=0" : distributedUnavailable;
+  if (!skipDistributed) {
+    const tool = await toolAlone(probe.runOnce);
+    // One API node and one worker node running 2 jobs at a time, as the embedded server does.
+    const deployment = await Deployment.start(
+      { MIXDOWN_LOG_LEVEL: LOG_LEVEL, MIXDOWN_WORKERS: "2" },
+      { backend: "distributed", workers: 1 },
+    );
+    onCleanup(() => deployment.dispose());
+    const pids = [deployment.apiNode, ...deployment.workers].map((node) => node.pid ?? 0);
+    const key = (await deployment.createApp("bench")).apiKey;
+    runs.push({
+      name: "distributed, 1 worker node × 2",
+      tool,
+      mixdown: await measure({ url: deployment.url, key, pids }, bytes),
+    });
+    await deployment.dispose();
+  }
+
+  const ratio = (run: (typeof runs)[number]) => run.mixdown.jobsPerSecond / run.tool.jobsPerSecond;
+  const overMs = (run: (typeof runs)[number]) => run.mixdown.single.server - run.tool.singleMs;
+  const rows: (string | number)[][] = [
+    ["", "jobs/s", "ratio", "CPU ms/job", "first 50 p50 ms", "single job ms", "queued ms", "client ms", "− tool ms"],
+  ];
+  for (const run of runs) {
+    const { tool, mixdown } = run;
+    rows.push(
+      [
+        `tool alone, 2 at a time`,
+        round(tool.jobsPerSecond, 1),
+        "",
+        round(tool.cpuPerJob * 1000, 1),
+        "",
+        round(tool.singleMs, 1),
+        "",
+        "",
+        "",
+      ],
+      [
+        run.name,
+        round(mixdown.jobsPerSecond, 1),
+        round(ratio(run)),
+        round(mixdown.cpuPerJob * 1000, 1),
+        round(mixdown.firstP50Ms),
+        round(mixdown.single.server),
+        round(mixdown.single.queued),
+        round(mixdown.single.client, 1),
+        round(overMs(run), 1),
+      ],
+    );
+  }
+  console.log(`${JOBS} mixdown/probe jobs on a 1 s WAV, created at once; single jobs: median of ${SINGLE}`);
+  printTable(rows);
+  console.log("(queued ms: createdAt → startedAt of the single jobs; − tool ms: single job ms − the tool's own time)");
+  if (skipDistributed) console.log(`distributed mode skipped: ${skipDistributed}`);
+  const [first] = runs;
+  const goals = {
+    throughput: first !== undefined && ratio(first) >= THROUGHPUT_GOAL,
+    latency: first !== undefined && overMs(first) <= LATENCY_GOAL_MS,
+  };
+  console.log(
+    `Goals (embedded): jobs/s ≥ ${THROUGHPUT_GOAL} × the tool's: ${goals.throughput ? "met" : "NOT met"}; ` +
+      `a single job ≤ the tool + ${LATENCY_GOAL_MS} ms: ${goals.latency ? "met" : "NOT met"}`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: "probe-throughput",
+      jobs: JOBS,
+      runs: runs.map((run) => ({ ...run, ratio: ratio(run), singleOverToolMs: overMs(run) })),
+      distributed: skipDistributed ? { skipped: skipDistributed } : undefined,
+      goals: { throughputRatio: THROUGHPUT_GOAL, latencyMs: LATENCY_GOAL_MS },
+      goalMet: goals.throughput && goals.latency,
+    }),
+  );
+});
