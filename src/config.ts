@@ -27,6 +27,8 @@ export interface Config {
   s3: S3Config | undefined;
   /** Set when MIXDOWN_TLS_CERT and MIXDOWN_TLS_KEY are: the server speaks HTTPS only. */
   tls: TlsConfig | undefined;
+  /** A dashboard session unused this long ends. */
+  dashboardSessionIdleMs: number;
 }
 
 export interface TlsConfig {
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     secret,
     tls,
+    dashboardSessionIdleMs: integer(env, "MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS", 12, 1, 24 * 365) * 3600 * 1000,
   };
 }
 
@@ -229,6 +232,8 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_LOG_LEVEL           fatal|error|warn|info|debug|trace|silent (default info)
   MIXDOWN_SECRET              key for signing URLs (default: generated once into the data dir; set the
                               same value on every node in distributed mode)
+  MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS
+                              a dashboard sign-in unused this many hours ends (default 12)
 
 Distributed mode (both optional, independent):
   MIXDOWN_DATABASE_URL        postgres://… : metadata in Postgres, queue in pg-boss

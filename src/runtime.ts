@@ -9,6 +9,7 @@ import { MODULES } from "./modules/index.ts";
 import { loadSecret } from "./secret.ts";
 import { ApplicationService } from "./services/applications.ts";
 import { type JobEvents, JobService } from "./services/jobs.ts";
+import { OperatorService } from "./services/operators.ts";
 import { UrlSigner } from "./services/signed-urls.ts";
 import { UploadService } from "./services/uploads.ts";
 import { WorkflowService } from "./services/workflows.ts";
@@ -18,7 +19,9 @@ import type { JobQueue } from "./store/job-queue.ts";
 import { LocalBlobStore } from "./store/local/local-blob-store.ts";
 import { SignedFileUrls } from "./store/local/signed-file-urls.ts";
 import type { MetadataStore } from "./store/metadata-store.ts";
+import type { OperatorStore } from "./store/operator-store.ts";
 import { SqlMetadataStore } from "./store/sql/sql-metadata-store.ts";
+import { SqlOperatorStore } from "./store/sql/sql-operator-store.ts";
 import { openSqlite } from "./store/sqlite/database.ts";
 import { SqliteJobQueue } from "./store/sqlite/sqlite-job-queue.ts";
 import { WorkflowRegistry } from "./workflows/registry.ts";
@@ -30,8 +33,11 @@ export interface Stores {
   close(): Promise<void>;
 }
 
+/** The stores and, on the same database, the dashboard's operators. */
+export type StoresWithOperators = Stores & { operators: OperatorStore };
+
 /** Postgres + pg-boss when MIXDOWN_DATABASE_URL is set, else SQLite in the data dir. */
-export async function openStores(config: Config): Promise<Stores> {
+export async function openStores(config: Config): Promise<StoresWithOperators> {
   if (config.databaseUrl) {
     // Imported only in distributed mode: the embedded default never loads pg or pg-boss.
     const { openPostgresStores } = await import("./store/postgres/open.ts");
@@ -43,6 +49,7 @@ export async function openStores(config: Config): Promise<Stores> {
   const { db, externalChanges, jobStatus } = openSqlite(config.dataDir);
   return {
     store: new SqlMetadataStore(db, externalChanges, jobStatus),
+    operators: new SqlOperatorStore(db),
     queue: new SqliteJobQueue(db, { appConcurrency: config.appConcurrency }),
     close: () => db.destroy(),
   };
@@ -61,7 +68,7 @@ async function openFiles(config: Config, signer: UrlSigner): Promise<{ blobs: Bl
 
 /** Everything Mixdown is made of, wired for the configured backends. */
 export async function createRuntime(config: Config) {
-  const { store, queue, close: closeStores } = await openStores(config);
+  const { store, operators, queue, close: closeStores } = await openStores(config);
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
   const { blobs, fileUrls } = await openFiles(config, signer);
   const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
@@ -84,6 +91,7 @@ export async function createRuntime(config: Config) {
     signer,
     workflows,
     applications: new ApplicationService(store),
+    operators: new OperatorService(operators, { sessionIdleMs: config.dashboardSessionIdleMs }),
     uploads,
     jobs,
     /**

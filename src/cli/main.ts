@@ -4,6 +4,7 @@ import { appCommand, UsageError } from "./app-commands.ts";
 import { CLIENT_COMMANDS, clientCommand } from "./client-commands.ts";
 import { DEV_CERT_HELP, DevCertError, devCertCommand } from "./dev-cert.ts";
 import { ROLES, type Role, serve } from "./serve.ts";
+import { USER_HELP, userCommand } from "./user-commands.ts";
 import { workflowCommand } from "./workflow-commands.ts";
 
 const HELP: Record<string, string> = {
@@ -15,6 +16,10 @@ Commands:
   app list                    list applications
   app revoke ID               revoke an application's key
   app rotate-key ID           issue a new key for an application
+  user add NAME               create a dashboard operator (asks for the password, or --password-stdin)
+  user list                   list dashboard operators
+  user remove NAME            remove an operator and end their sessions
+  user reset-password NAME    set an operator's password and end their sessions
   workflow validate FILE      check a workflow definition (JSON or YAML) and list its errors
   workflow add FILE           validate and install a custom workflow
   workflow list               list built-in and custom workflows
@@ -63,6 +68,7 @@ Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
 A definition: {slug, name, description, inputSchema, steps: [{id, module, params, inputs}], outputs}.
 Inputs and params reference job params as "$params.NAME" and step outputs as "$steps.STEP.OUTPUT".
 The "mixdown/" slug prefix is reserved for built-in workflows.`,
+  user: USER_HELP,
   "dev-cert": DEV_CERT_HELP,
   ...Object.fromEntries(Object.entries(CLIENT_COMMANDS).map(([name, command]) => [name, command.help])),
 };
@@ -107,6 +113,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: "boolean", default: false },
       name: { type: "string" },
       role: { type: "string", default: "all" },
+      "password-stdin": { type: "boolean", default: false },
     },
   });
   const [command, sub, id] = positionals;
@@ -130,6 +137,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "workflow":
       return workflowCommand(config, sub, id, values.json);
+    case "user":
+      await userCommand(config, sub, { name: id, passwordStdin: values["password-stdin"], json: values.json });
+      return 0;
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -1,6 +1,7 @@
 import { PgBoss } from "pg-boss";
-import type { Stores } from "../../runtime.ts";
+import type { StoresWithOperators } from "../../runtime.ts";
 import { SqlMetadataStore } from "../sql/sql-metadata-store.ts";
+import { SqlOperatorStore } from "../sql/sql-operator-store.ts";
 import { openPostgres } from "./database.ts";
 import { PgBossJobQueue, QUEUE } from "./pg-boss-job-queue.ts";
 
@@ -11,7 +12,7 @@ import { PgBossJobQueue, QUEUE } from "./pg-boss-job-queue.ts";
 export async function openPostgresStores(
   connectionString: string,
   options: { leaseMs: number; appConcurrency: number },
-): Promise<Stores> {
+): Promise<StoresWithOperators> {
   const { db, pool, close } = await openPostgres(connectionString);
   const heartbeatSeconds = Math.max(10, Math.round((options.leaseMs * 0.66) / 1000));
   // Silent workers are found by the monitor pass: run it often enough to act soon after the heartbeat window.
@@ -36,6 +37,7 @@ export async function openPostgresStores(
     // No cheap signal of other nodes' changes (a key revoked elsewhere): a version that always differs
     // turns key caching off, so revocations take effect at once on every node.
     store: new SqlMetadataStore(db, () => String(performance.now())),
+    operators: new SqlOperatorStore(db),
     queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency, connectionString }),
     async close() {
       await boss.stop({ graceful: false, close: true });

@@ -51,6 +51,30 @@ export interface Database {
     job_id: string;
     upload_id: string;
   };
+  operators: {
+    id: string;
+    name: string;
+    password_hash: string;
+    created_at: string;
+    updated_at: string;
+  };
+  operator_sessions: {
+    id_hash: string;
+    operator_id: string;
+    csrf_token: string;
+    created_at: string;
+    last_seen_at: number;
+  };
+  setup_tokens: {
+    token_hash: string;
+    expires_at: number;
+  };
+  sign_in_failures: {
+    subject: string;
+    failures: number;
+    last_failure_at: number;
+    blocked_until: number;
+  };
 }
 
 /** The jobs row of a new job (queued). */
