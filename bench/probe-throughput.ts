@@ -15,7 +15,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { sineWav } from "../test/helpers/audio.ts";
 import { distributedUnavailable } from "../test/helpers/backends.ts";
 import { Mixdown as Deployment } from "../test/helpers/mixdown.ts";
-import { cpuSeconds, envInt, makeTempDir, onCleanup, printTable, round, runBench } from "./lib/harness.ts";
+import { childPids, cpuSeconds, envInt, makeTempDir, onCleanup, printTable, round, runBench } from "./lib/harness.ts";
 import { startMixdown } from "./lib/mixdown.ts";
 import { moduleRunner } from "./lib/run-module.ts";
 
@@ -110,7 +110,11 @@ async function allJobs(target: Target): Promise<JobTimes[]> {
   }
 }
 
-const serverCpu = (target: Target) => target.pids.reduce((sum, pid) => sum + cpuSeconds(pid, { children: true }), 0);
+/** CPU of the server processes, with the processes they started (their tool launcher) and the tools those ran. */
+function serverCpu(target: Target): number {
+  const pids = target.pids.flatMap((pid) => [pid, ...childPids(pid)]);
+  return pids.reduce((sum, pid) => sum + cpuSeconds(pid, { children: true }), 0);
+}
 
 /** One job at a time on the idle server: completedAt − createdAt and client-observed (POST → SUCCEEDED), in ms. */
 async function singleJobs(

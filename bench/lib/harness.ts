@@ -153,6 +153,16 @@ export function cpuSeconds(pid: number | "self", options: { children?: boolean }
   return (options.children ? own + (fields[13] ?? 0) + (fields[14] ?? 0) : own) / 100;
 }
 
+/** The processes a process has started and not yet waited for (Linux /proc), e.g. Mixdown's tool launcher. */
+export function childPids(pid: number): number[] {
+  try {
+    const listed = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
+    return listed.split(" ").filter(Boolean).map(Number);
+  } catch {
+    return []; // the process has ended
+  }
+}
+
 /** Busy and total CPU time of the whole machine so far (Linux /proc/stat), in clock ticks. */
 export function machineTicks(): { busy: number; total: number } {
   const fields = (fs.readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
+import { isMainThread } from "node:worker_threads";
+import { toolLauncher } from "./tool-launcher.ts";
 
 /** Media tools run below the API's priority, so a busy machine still answers requests first. */
 export const BACKGROUND_PRIORITY = 10;
@@ -29,8 +31,15 @@ export class ToolError extends Error {
 
 const MAX_CAPTURE = 1 << 20;
 
-/** Runs a media tool as a child process (off the event loop); resolves with its stdout. */
-export function runTool(binary: string, args: string[], signal?: AbortSignal): Promise<string> {
+/** How a tool run ended: its exit code (null when killed) and what it printed (stdout's first MiB, stderr's last). */
+export interface ToolOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the tool in this process, at background priority, and collects its output; rejects if it cannot start. */
+export function spawnTool(binary: string, args: string[], signal?: AbortSignal): Promise<ToolOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"], signal });
     lowerPriority(child.pid);
@@ -42,10 +51,20 @@ export function runTool(binary: string, args: string[], signal?: AbortSignal): P
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-MAX_CAPTURE);
     });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve(stdout);
-      else reject(signal?.aborted ? signal.reason : new ToolError(binary, code, stderr));
+    child.on("error", (error) => {
+      if (child.pid === undefined) reject(error); // did not start; an abort's error is answered at close
     });
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Runs a media tool as a child process (off the event loop); resolves with its stdout. On the main thread the
+ * process is started by the tool launcher (src/media/tool-launcher.ts), not by this process: starting a process
+ * from this one copies its memory map, which blocked the event loop for 3–6 ms per tool here.
+ */
+export async function runTool(binary: string, args: string[], signal?: AbortSignal): Promise<string> {
+  const outcome = isMainThread ? await toolLauncher.run(binary, args, signal) : await spawnTool(binary, args, signal);
+  if (outcome.code === 0) return outcome.stdout;
+  throw signal?.aborted ? signal.reason : new ToolError(binary, outcome.code, outcome.stderr);
 }
