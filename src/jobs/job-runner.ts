@@ -83,13 +83,12 @@ export class JobRunner {
       throw new JobFailure("BAD_INPUT", `The input URL's signature is ${own}.`);
     }
     if (own) {
-      if (!(await this.blobs.stat(own.key))) {
+      if (!(await this.blobs.copyToFile(own.key, destination))) {
         throw new JobFailure(
           "BAD_INPUT",
           "The input file is missing: it was never uploaded, its upload did not complete, or it was deleted.",
         );
       }
-      await this.blobs.copyToFile(own.key, destination);
       return destination;
     }
     await downloadUrl(url, destination, {

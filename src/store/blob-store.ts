@@ -31,8 +31,11 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | undefined>;
   /** Bytes start..end inclusive (whole blob when omitted). */
   read(key: string, range?: { start: number; end: number }): Readable;
-  /** Copies the blob to a local file (jobs work on local files). */
-  copyToFile(key: string, destination: string): Promise<void>;
+  /**
+   * Puts the blob at a local file (jobs work on local files): a copy, or a hard link where the store can (a blob
+   * is never rewritten in place). False, with nothing written, when there is no such blob: one request, no check first.
+   */
+  copyToFile(key: string, destination: string): Promise<boolean>;
   delete(key: string): Promise<void>;
   deletePrefix(prefix: string): Promise<void>;
 }

@@ -74,4 +74,10 @@ describeOrSkip("S3 blob store: put with and without a known size", distributedUn
     );
     assert.equal(await blobs.stat("results/short.bin"), undefined);
   });
+
+  test("copyToFile of a key with no object answers false and writes nothing", async () => {
+    const file = path.join(tmp, "never.bin");
+    assert.equal(await blobs.copyToFile("uploads/never-uploaded", file), false);
+    assert.equal(fs.existsSync(file), false);
+  });
 });

@@ -57,8 +57,19 @@ export class LocalBlobStore implements BlobStore {
     return fs.createReadStream(this.file(key), range);
   }
 
-  async copyToFile(key: string, destination: string): Promise<void> {
-    await fsp.copyFile(this.file(key), destination, fs.constants.COPYFILE_FICLONE);
+  async copyToFile(key: string, destination: string): Promise<boolean> {
+    const file = this.file(key);
+    try {
+      // put() renames a new file over a blob, never writes into it: a link is a copy that costs nothing, whatever
+      // the size, and keeps its bytes when the blob is replaced or deleted.
+      await fsp.link(file, destination);
+      return true;
+    } catch (error) {
+      if (!fs.existsSync(file)) return false;
+      if (!["EXDEV", "EPERM", "EMLINK", "ENOTSUP"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    }
+    await fsp.copyFile(file, destination, fs.constants.COPYFILE_FICLONE); // another file system, or no links
+    return true;
   }
 
   async delete(key: string): Promise<void> {

@@ -4,6 +4,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -12,6 +13,12 @@ import {
 import { Upload } from "@aws-sdk/lib-storage";
 import { type BlobInfo, type BlobStore, BlobTooLargeError, type PutInfo } from "../blob-store.ts";
 import { streamToFile } from "../stream-to-file.ts";
+
+/** A 404 answer: HEAD's NotFound, GET's NoSuchKey. */
+function isNotFound(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return status === 404 || ["NotFound", "NoSuchKey"].includes((error as Error).name);
+}
 
 /** S3's limit for a single PUT; larger bodies go as a multipart upload. */
 const SINGLE_PUT_MAX_BYTES = 5 * 1024 ** 3;
@@ -76,8 +83,7 @@ export class S3BlobStore implements BlobStore {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? "application/octet-stream" };
     } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404 || (error as Error).name === "NotFound") return undefined;
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }
@@ -86,9 +92,16 @@ export class S3BlobStore implements BlobStore {
     throw new Error("S3 blobs are read through presigned URLs or copyToFile");
   }
 
-  async copyToFile(key: string, destination: string): Promise<void> {
-    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+  async copyToFile(key: string, destination: string): Promise<boolean> {
+    let object: GetObjectCommandOutput;
+    try {
+      object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
     await streamToFile(object.Body as Readable, destination, { freeChunks: true });
+    return true;
   }
 
   async delete(key: string): Promise<void> {

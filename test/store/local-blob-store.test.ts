@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { after, test } from "node:test";
+import { LocalBlobStore } from "../../src/store/local/local-blob-store.ts";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-local-blobs-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const blobs = new LocalBlobStore(path.join(tmp, "blobs"));
+const put = (key: string, text: string) =>
+  blobs.put(key, Readable.from([Buffer.from(text)]), { contentType: "text/plain" });
+
+test("copyToFile links the blob (no bytes copied): the job's file keeps its bytes when the blob is replaced or deleted", async () => {
+  await put("uploads/a", "first");
+  const file = path.join(tmp, "input-0");
+  assert.equal(await blobs.copyToFile("uploads/a", file), true);
+  assert.equal(fs.readFileSync(file, "utf8"), "first");
+  assert.equal(fs.statSync(file).ino, fs.statSync(path.join(tmp, "blobs/uploads/a")).ino);
+
+  await put("uploads/a", "second");
+  assert.equal(fs.readFileSync(file, "utf8"), "first");
+  await blobs.delete("uploads/a");
+  assert.equal(fs.readFileSync(file, "utf8"), "first");
+});
+
+test("copyToFile of a key with no blob answers false and writes nothing", async () => {
+  const file = path.join(tmp, "input-1");
+  assert.equal(await blobs.copyToFile("uploads/never-uploaded", file), false);
+  assert.equal(fs.existsSync(file), false);
+});
