@@ -139,14 +139,14 @@ export class PgBossJobQueue implements JobQueue {
     return this.transaction(async (client, adapter) => {
       const settled = await this.boss.complete(QUEUE, attempt, null, { db: adapter });
       if (affected(settled) === 0) return false;
+      // The outcome and the end of the job's claim on its inputs in one statement (one round trip less per job).
       const update = this.db
+        .with("inputs", (db) => db.deleteFrom("job_inputs").where("job_id", "=", jobId))
         .updateTable("jobs")
         .set({ ...outcome, completed_at: new Date().toISOString() })
         .where("id", "=", jobId)
         .compile();
       const updated = await client.query(update.sql, update.parameters as unknown[]);
-      const inputs = this.db.deleteFrom("job_inputs").where("job_id", "=", jobId).compile();
-      await client.query(inputs.sql, inputs.parameters as unknown[]);
       return (updated.rowCount ?? 0) > 0;
     });
   }
