@@ -49,3 +49,22 @@ export function chordOverlap(
   }
   return total > 0 ? agree / total : 0;
 }
+
+/**
+ * MIREX key score of an estimated key against the reference ("C major", "F# minor"), as mir_eval's
+ * key.weighted_score: 1 the same key, 0.5 a perfect fifth above in the same mode, 0.3 the relative key,
+ * 0.2 the parallel key, else 0.
+ */
+export function keyScore(reference: string, estimated: string): number {
+  const names = ["C", "C#", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"];
+  const parse = (key: string) => {
+    const [tonic = "", mode = ""] = key.split(" ");
+    return { tonic: names.indexOf(tonic), mode };
+  };
+  const r = parse(reference);
+  const e = parse(estimated);
+  const interval = (((e.tonic - r.tonic) % 12) + 12) % 12;
+  if (r.mode === e.mode) return interval === 0 ? 1 : interval === 7 ? 0.5 : 0;
+  if (interval === 0) return 0.2;
+  return (r.mode === "major" && interval === 9) || (r.mode === "minor" && interval === 3) ? 0.3 : 0;
+}

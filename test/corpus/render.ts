@@ -1,0 +1,113 @@
+/**
+ * A song to audio: each stem's parts rendered alone by FluidSynth with the FluidR3 GM soundfont (float WAV,
+ * so nothing clips or is dithered), cut to the song's length, all stems scaled by one gain so the mixture
+ * peaks at -1 dBFS, quantised to 16 bits, and the mixture written as the exact integer sum of the stems.
+ */
+import { execFile } from "node:child_process";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { encodeWav16 } from "../../src/media/wav.ts";
+import { midiFile } from "./midi.ts";
+import { composeSong, type SongSpec } from "./song.ts";
+import { STEM_OF, STEMS, type Stem } from "./types.ts";
+
+const execFileAsync = promisify(execFile);
+
+export const SAMPLE_RATE = 44100;
+export const SOUNDFONT = "/usr/share/sounds/sf2/FluidR3_GM.sf2";
+const PEAK = 10 ** (-1 / 20);
+
+/** Planar float channels of a 32-bit float WAV (FluidSynth's `-O float`). */
+export function readFloatWav(bytes: Buffer): Float32Array[] {
+  let offset = 12;
+  let channels = 0;
+  while (offset + 8 <= bytes.length) {
+    const id = bytes.toString("ascii", offset, offset + 4);
+    const size = bytes.readUInt32LE(offset + 4);
+    if (id === "fmt ") {
+      channels = bytes.readUInt16LE(offset + 10);
+      const bits = bytes.readUInt16LE(offset + 22);
+      if (bits !== 32) throw new Error(`expected a float WAV, got ${bits}-bit`);
+    } else if (id === "data") {
+      const frames = Math.floor(Math.min(size, bytes.length - offset - 8) / (4 * channels));
+      const interleaved = new Float32Array(
+        bytes.buffer.slice(bytes.byteOffset + offset + 8).slice(0, frames * channels * 4),
+      );
+      return Array.from({ length: channels }, (_, c) =>
+        Float32Array.from({ length: frames }, (_, i) => interleaved[i * channels + c] as number),
+      );
+    }
+    offset += 8 + size + (size % 2);
+  }
+  throw new Error("no data chunk in WAV");
+}
+
+async function fluidsynth(midi: string, wav: string): Promise<void> {
+  await execFileAsync("fluidsynth", [
+    "-ni",
+    "-q",
+    // Loads only the samples the song plays: half the time, and the same audio within 1e-4.
+    "-o",
+    "synth.dynamic-sample-loading=1",
+    "-O",
+    "float",
+    "-T",
+    "wav",
+    "-r",
+    String(SAMPLE_RATE),
+    "-F",
+    wav,
+    SOUNDFONT,
+    midi,
+  ]);
+}
+
+/** Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. */
+export async function renderSong(spec: SongSpec, dir: string): Promise<void> {
+  const { parts, truth } = composeSong(spec);
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.writeFile(path.join(dir, "song.mid"), midiFile(parts));
+  const frames = Math.round(truth.duration * SAMPLE_RATE);
+  const stems = new Map<Stem, Float32Array[]>();
+  for (const stem of STEMS) {
+    const own = parts.filter((p) => STEM_OF[p.name] === stem);
+    const audio = [new Float32Array(frames), new Float32Array(frames)];
+    if (own.length > 0) {
+      const midi = path.join(dir, `${stem}.mid`);
+      const raw = path.join(dir, `${stem}.f32.wav`);
+      await fsp.writeFile(midi, midiFile(own));
+      await fluidsynth(midi, raw);
+      readFloatWav(await fsp.readFile(raw)).forEach((channel, c) => {
+        audio[c]?.set(channel.subarray(0, frames));
+      });
+      await fsp.rm(raw);
+      await fsp.rm(midi);
+    }
+    stems.set(stem, audio);
+  }
+  let peak = 0;
+  for (let c = 0; c < 2; c++)
+    for (let i = 0; i < frames; i++) {
+      let sum = 0;
+      for (const audio of stems.values()) sum += (audio[c] as Float32Array)[i] as number;
+      peak = Math.max(peak, Math.abs(sum));
+    }
+  // Stems to 16-bit steps (as floats k/32768, which the WAV writer maps back exactly), then summed exactly.
+  const gain = PEAK / peak;
+  const mixture = [new Float32Array(frames), new Float32Array(frames)];
+  for (const [stem, audio] of stems) {
+    for (let c = 0; c < 2; c++) {
+      const channel = audio[c] as Float32Array;
+      const sum = mixture[c] as Float32Array;
+      for (let i = 0; i < frames; i++) {
+        const step = Math.max(-32768, Math.min(32767, Math.round((channel[i] as number) * gain * 32768)));
+        channel[i] = step / 32768;
+        sum[i] = (sum[i] as number) + step / 32768;
+      }
+    }
+    await fsp.writeFile(path.join(dir, `${stem}.wav`), encodeWav16(audio, SAMPLE_RATE));
+  }
+  await fsp.writeFile(path.join(dir, "mixture.wav"), encodeWav16(mixture, SAMPLE_RATE));
+  await fsp.writeFile(path.join(dir, "truth.json"), JSON.stringify(truth));
+}
