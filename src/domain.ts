@@ -63,6 +63,13 @@ export interface Application {
   revokedAt: string | null;
 }
 
+/** What an application's jobs look like at a glance (the dashboard's applications table). */
+export interface ApplicationActivity {
+  jobsByStatus: Record<JobStatus, number>;
+  /** The latest time a job of the application was created or ended, or null with no jobs. */
+  lastActivityAt: string | null;
+}
+
 export interface WorkflowRecord {
   id: string;
   slug: string;

@@ -4,6 +4,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import Fastify, { type FastifyInstance } from "fastify";
+import { dashboard } from "../dashboard/plugin.ts";
 import type { Application } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
@@ -78,7 +79,10 @@ export async function buildServer(
     done();
   });
 
-  if (options.api) await apiRoutes(app, runtime);
+  if (options.api) {
+    await apiRoutes(app, runtime);
+    await dashboard(app, runtime);
+  }
   opsRoutes(app, { metrics });
   return app;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createMetrics } from "../api/metrics.ts";
 import { buildServer } from "../api/server.ts";
 import { type Config, ConfigError } from "../config.ts";
+import { announceSetupLink } from "../dashboard/setup-link.ts";
 import { createRuntime } from "../runtime.ts";
 
 const GC_INTERVAL_MS = 10 * 60 * 1000;
@@ -19,6 +20,7 @@ export async function serve(config: Config, role: Role = "all"): Promise<void> {
   const metrics = createMetrics(runtime.store, runtime.queue);
   const app = await buildServer(runtime, metrics, { api: role !== "worker" });
   await listen(app, config);
+  if (role !== "worker") await announceSetupLink(runtime, app.log);
   if (role !== "api") runtime.startWorkers(app.log, metrics.observeJob);
 
   const collect = () =>

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Application } from "../domain.ts";
+import type { Application, ApplicationActivity } from "../domain.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
 
@@ -50,6 +50,23 @@ export class ApplicationService {
   async rotateKey(id: string): Promise<string | undefined> {
     const apiKey = generateApiKey();
     return (await this.store.setApplicationKey(id, hashApiKey(apiKey))) ? apiKey : undefined;
+  }
+
+  /** False when there is no such application. Revoked ones may be renamed too (their jobs keep the name). */
+  rename(id: string, name: string): Promise<boolean> {
+    return this.store.renameApplication(id, name);
+  }
+
+  /** Every application with its jobs by status and last activity, newest first. */
+  async overview(): Promise<(Application & ApplicationActivity)[]> {
+    const [apps, activity] = await Promise.all([this.store.listApplications(), this.store.applicationActivity()]);
+    return apps.reverse().map((app) => ({
+      ...app,
+      ...(activity.get(app.id) ?? {
+        jobsByStatus: { QUEUED: 0, STARTED: 0, SUCCEEDED: 0, FAILED: 0 },
+        lastActivityAt: null,
+      }),
+    }));
   }
 
   revoke(id: string): Promise<boolean> {

@@ -1,4 +1,13 @@
-import type { Application, Job, JobFilter, JobStatus, Page, Upload, WorkflowRecord } from "../domain.ts";
+import type {
+  Application,
+  ApplicationActivity,
+  Job,
+  JobFilter,
+  JobStatus,
+  Page,
+  Upload,
+  WorkflowRecord,
+} from "../domain.ts";
 
 /** Applications, job reads, workflows and uploads. Implemented by sqlite/ (embedded). */
 export interface MetadataStore {
@@ -9,6 +18,10 @@ export interface MetadataStore {
   /** Replaces the key of an active application; false when there is none with that id. */
   setApplicationKey(id: string, keyHash: string): Promise<boolean>;
   revokeApplication(id: string, at: string): Promise<boolean>;
+  /** False when there is no application with that id. */
+  renameApplication(id: string, name: string): Promise<boolean>;
+  /** Per application with jobs: how many in each status, and when the newest was created or ended. */
+  applicationActivity(): Promise<Map<string, ApplicationActivity>>;
   /** Changes whenever applications may have changed (here or in another process): cached keys re-check. */
   applicationsVersion(): string;
 

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import {
   type Application,
+  type ApplicationActivity,
   JOB_STATUSES,
   type Job,
   type JobFilter,
@@ -135,6 +136,42 @@ export class SqlMetadataStore implements MetadataStore {
       .where("revoked_at", "is", null)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  async renameApplication(id: string, name: string): Promise<boolean> {
+    this.localChanges++; // cached keys carry the application's name
+    const result = await this.db.updateTable("applications").set({ name }).where("id", "=", id).executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async applicationActivity(): Promise<Map<string, ApplicationActivity>> {
+    const rows = await this.db
+      .selectFrom("jobs")
+      .select((eb) => [
+        "app_id",
+        "status",
+        eb.fn.countAll<number>().as("count"),
+        eb.fn.max("created_at").as("created"),
+        eb.fn.max("completed_at").as("completed"),
+      ])
+      .groupBy(["app_id", "status"])
+      .execute();
+    const activity = new Map<string, ApplicationActivity>();
+    for (const row of rows) {
+      let entry = activity.get(row.app_id);
+      if (!entry) {
+        entry = {
+          jobsByStatus: Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>,
+          lastActivityAt: null,
+        };
+        activity.set(row.app_id, entry);
+      }
+      entry.jobsByStatus[row.status as JobStatus] = Number(row.count);
+      // ISO 8601 UTC strings of one format: their order is the order of time.
+      for (const at of [row.created, row.completed])
+        if (at && (entry.lastActivityAt === null || at > entry.lastActivityAt)) entry.lastActivityAt = at;
+    }
+    return activity;
   }
 
   private jobsOf(appId: string) {

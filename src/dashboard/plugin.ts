@@ -1,0 +1,86 @@
+import path from "node:path";
+import cookie from "@fastify/cookie";
+import formbody from "@fastify/formbody";
+import helmet from "@fastify/helmet";
+import fastifyStatic from "@fastify/static";
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { Runtime } from "../runtime.ts";
+import { type DashboardContext, PREFIX } from "./context.ts";
+import { csrfHook } from "./csrf-hook.ts";
+import { applicationPage } from "./pages/application.ts";
+import { applicationsPage } from "./pages/applications.ts";
+import { setupPage } from "./pages/setup.ts";
+import { signInPage } from "./pages/sign-in.ts";
+import { view } from "./render.ts";
+import { sessionHook } from "./session-hook.ts";
+
+/** Security headers of every dashboard response: no inline script, no framing, no referrer. */
+function helmetOptions(tls: boolean) {
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        // Over plain HTTP (local use) an upgrade would break every asset.
+        ...(tls ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: tls,
+    referrerPolicy: { policy: "no-referrer" as const },
+    frameguard: { action: "deny" as const },
+    crossOriginEmbedderPolicy: false,
+  };
+}
+
+/**
+ * The web console under /dashboard, on the API nodes: pages rendered on the server from templates that
+ * escape by default, calling the same services as the API in process. Authentication, CSRF and security
+ * headers are each one hook for the whole scope.
+ */
+export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const context: DashboardContext = { runtime, secureCookies: runtime.config.tls !== undefined };
+  await app.register(
+    async (scope) => {
+      await scope.register(cookie);
+      await scope.register(formbody, { bodyLimit: 64 * 1024 });
+      await scope.register(helmet, helmetOptions(context.secureCookies));
+      await scope.register(fastifyStatic, {
+        root: path.join(import.meta.dirname, "assets"),
+        prefix: "/assets/",
+        index: false,
+        maxAge: "1h",
+      });
+      scope.decorateRequest("operatorSession", undefined);
+      scope.addHook("onRequest", sessionHook(context));
+      scope.addHook("preHandler", csrfHook(context));
+      scope.setErrorHandler((error: FastifyError, request, reply) => {
+        const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+        if (status >= 500) request.log.error({ err: error }, "dashboard page failed");
+        reply.code(status);
+        return view(request, reply, "pages/error", {
+          title: status >= 500 ? "Something went wrong" : "Request refused",
+          message: status >= 500 ? `The page could not be shown (request ${request.id}).` : error.message,
+        });
+      });
+      scope.setNotFoundHandler((request, reply) => {
+        reply.code(404);
+        return view(request, reply, "pages/error", { title: "Not found", message: "There is no such page." });
+      });
+      scope.get("/", (_request, reply) => reply.redirect(`${PREFIX}/applications`, 303));
+      signInPage(scope, context);
+      setupPage(scope, context);
+      applicationsPage(scope, context);
+      applicationPage(scope, context);
+    },
+    { prefix: PREFIX },
+  );
+  app.get("/", { schema: { hide: true } }, (_request, reply) => reply.redirect(PREFIX, 302));
+}

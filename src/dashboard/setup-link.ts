@@ -1,0 +1,23 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Runtime } from "../runtime.ts";
+import { SETUP_LINK_TTL_MS } from "../services/operators.ts";
+
+/**
+ * With no operator yet, announces a one-time link that creates the first one in the browser, so `npm start`
+ * alone leads a newcomer in: a log line (level warn, so it shows unless logs are off), and on a terminal
+ * the same in plain words.
+ */
+export async function announceSetupLink(runtime: Runtime, log: FastifyBaseLogger): Promise<void> {
+  const token = await runtime.operators.createSetupToken();
+  if (!token) return;
+  const setupUrl = `${runtime.config.publicUrl}/dashboard/setup/${token}`;
+  const minutes = SETUP_LINK_TTL_MS / 60_000;
+  log.warn(
+    { setupUrl, expiresAt: new Date(Date.now() + SETUP_LINK_TTL_MS).toISOString() },
+    `No dashboard operator yet: open setupUrl within ${minutes} minutes to create the first one (it works once), or run: bin/mixdown user add NAME`,
+  );
+  if (process.stderr.isTTY && runtime.config.logLevel !== "silent")
+    process.stderr.write(
+      `\nNo dashboard operator yet. Open this link within ${minutes} minutes to create the first one (it works once):\n  ${setupUrl}\nOr run: bin/mixdown user add NAME\n\n`,
+    );
+}
