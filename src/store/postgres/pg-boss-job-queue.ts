@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type pg from "pg";
 import type { Db, PgBoss } from "pg-boss";
 import type { JobError, JobResult, NewJob } from "../../domain.ts";
@@ -63,24 +63,27 @@ export class PgBossJobQueue implements JobQueue {
 
   async enqueue(job: NewJob): Promise<void> {
     await this.transaction(async (client, adapter) => {
-      const insert = this.db.insertInto("jobs").values(newJobRow(job)).compile();
-      await client.query(insert.sql, insert.parameters as unknown[]);
-      for (const uploadId of job.inputUploadIds) {
-        const input = this.db.insertInto("job_inputs").values({ job_id: job.id, upload_id: uploadId }).compile();
-        await client.query(input.sql, input.parameters as unknown[]);
+      // One statement (one round trip) writes the job and its inputs, counts the application's jobs already waiting
+      // (the CTEs' rows are not visible to it) and NOTIFYs idle workers, which hear it once the transaction commits.
+      let write = this.db.with("job", (db) => db.insertInto("jobs").values(newJobRow(job)));
+      if (job.inputUploadIds.length > 0) {
+        const inputs = job.inputUploadIds.map((uploadId) => ({ job_id: job.id, upload_id: uploadId }));
+        write = write.with("inputs", (db) => db.insertInto("job_inputs").values(inputs));
       }
+      const statement = write
+        .selectFrom("jobs")
+        .select([sql<number>`count(*)::int`.as("waiting"), sql`pg_notify(${QUEUED_CHANNEL}, '')`.as("notified")])
+        .where("app_id", "=", job.appId)
+        .where("status", "=", "QUEUED")
+        .compile();
+      const { rows } = await client.query<{ waiting: number }>(statement.sql, statement.parameters as unknown[]);
       // Fair share: an application's n-th waiting job goes behind every other application's first ones.
-      const waiting = await client.query(
-        "SELECT count(*)::int AS n FROM jobs WHERE app_id = $1 AND status = 'QUEUED'",
-        [job.appId],
-      );
-      const rank = Number(waiting.rows[0]?.n ?? 1) - 1;
+      const rank = rows[0]?.waiting ?? 0;
       await this.boss.send(
         QUEUE,
         { jobId: job.id },
         { id: job.id, priority: -rank, group: { id: job.appId }, db: adapter },
       );
-      await client.query("SELECT pg_notify($1, '')", [QUEUED_CHANNEL]);
     });
   }
 
