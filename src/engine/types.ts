@@ -45,6 +45,11 @@ export interface Module {
    * undefined when it can. Jobs on workflows using it are refused with the reason, never left to fail.
    */
   availability?(params: Record<string, unknown>, env: ModuleEnvironment): string | undefined;
+  /**
+   * What would run the module here with these (literal) params, shown with the workflow's steps (e.g.
+   * `{ engine: "pocketsphinx" }`); undefined when it cannot run or there is nothing to tell.
+   */
+  runsWith?(params: Record<string, unknown>, env: ModuleEnvironment): Record<string, string> | undefined;
   /** Returns a value per output; file outputs are paths of files written in ctx.outputDir. */
   run(ctx: ModuleContext): Promise<Record<string, unknown>>;
 }

@@ -48,6 +48,7 @@ export class WorkflowService {
     if (!wf || !record) throw new ApiError("WORKFLOW_NOT_FOUND", `Workflow "${slug}" not found`);
     const def = wf.definition;
     const unavailable = wf.errors.length === 0 ? this.registry.unavailability(wf) : [];
+    const runsWith = wf.errors.length === 0 ? this.registry.runsWith(wf) : [];
     const outputs = Object.fromEntries(
       Object.entries(def.outputs ?? {}).map(([key, ref]) => {
         const [, stepId, output] = String(ref).split(".");
@@ -78,7 +79,7 @@ export class WorkflowService {
       unavailable,
       inputSchema: def.inputSchema ?? {},
       outputs,
-      steps: (def.steps ?? []).map((s) => ({ id: s.id, module: s.module })),
+      steps: (def.steps ?? []).map((s, i) => ({ id: s.id, module: s.module, ...runsWith[i] })),
     };
   }
 

@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { literal, parseReference } from "../engine/references.ts";
-import type { DefinitionError, Module, ModuleEnvironment, WorkflowDefinition } from "../engine/types.ts";
+import type {
+  DefinitionError,
+  Module,
+  ModuleEnvironment,
+  StepDefinition,
+  WorkflowDefinition,
+} from "../engine/types.ts";
 import { validateDefinition } from "../engine/validate.ts";
 import { DEFINITION_EXTENSIONS, loadDefinitionFile } from "./load-definition.ts";
 
@@ -98,14 +104,25 @@ export class WorkflowRegistry {
     wf.definition.steps.forEach((step, i) => {
       const module = this.modules.get(step.module);
       if (!module?.availability) return;
-      const literals = Object.fromEntries(
-        Object.entries(step.params ?? {})
-          .filter(([, value]) => parseReference(value) === undefined)
-          .map(([name, value]) => [name, literal(value)]),
-      );
-      const reason = module.availability(literals, this.environment);
+      const reason = module.availability(literalParams(step), this.environment);
       if (reason) reasons.push({ field: `steps[${i}]`, message: `module "${module.name}" cannot run here: ${reason}` });
     });
     return reasons;
   }
+
+  /** Per step, what its module would run here (its runsWith), for the steps whose module tells. */
+  runsWith(wf: LoadedWorkflow): (Record<string, string> | undefined)[] {
+    return wf.definition.steps.map((step) =>
+      this.modules.get(step.module)?.runsWith?.(literalParams(step), this.environment),
+    );
+  }
+}
+
+/** A step's params that are literals (job params are not known before a job). */
+function literalParams(step: StepDefinition): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(step.params ?? {})
+      .filter(([, value]) => parseReference(value) === undefined)
+      .map(([name, value]) => [name, literal(value)]),
+  );
 }

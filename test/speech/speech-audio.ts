@@ -20,7 +20,8 @@ export interface Spoken {
   end: number;
 }
 
-function readWav(bytes: Buffer): Float32Array {
+/** The samples of a 16-bit PCM WAV (interleaved, if it has more than one channel). */
+export function readWav(bytes: Buffer): Float32Array {
   let offset = 12;
   while (offset + 8 <= bytes.length) {
     const id = bytes.toString("ascii", offset, offset + 4);

@@ -56,6 +56,11 @@ describe("speech workflows over HTTP", () => {
     const transcribe = await server.api("GET", "/v1/workflow/mixdown/transcribe", { key: app.apiKey });
     assert.equal(transcribe.status, 200);
     assert.equal(transcribe.body.runnable, true, JSON.stringify(transcribe.body.unavailable));
+    // Which engine a job would get here: no whisper model is installed, so pocketsphinx.
+    assert.deepEqual(transcribe.body.steps, [
+      { id: "input", module: "fetch" },
+      { id: "transcribe", module: "transcribe", engine: "pocketsphinx" },
+    ]);
     assert.deepEqual(
       Object.fromEntries(Object.entries(transcribe.body.outputs).map(([k, v]: [string, any]) => [k, [v.type, v.kind]])),
       { text: ["string", "inline value"], transcript: ["json", "file URL"] },
@@ -70,6 +75,7 @@ describe("speech workflows over HTTP", () => {
     const described = await server.api("GET", "/v1/workflow/acme/transcribe-whisper", { key: app.apiKey });
     assert.equal(described.status, 200);
     assert.equal(described.body.runnable, false);
+    assert.equal(described.body.steps[1].engine, undefined, "no engine can run it");
     assert.deepEqual(described.body.unavailable, [{ field: "steps[1]", message: WHISPER_MISSING }]);
     const created = await server.api("POST", "/v1/job", {
       key: app.apiKey,
@@ -140,6 +146,15 @@ describe("speech workflows over HTTP", () => {
     writeEmptyWhisperModel(path.join(dir, "models", "ggml-base.en.bin"));
     const described = await server.api("GET", "/v1/workflow/acme/transcribe-whisper", { key: app.apiKey });
     assert.equal(described.body.runnable, true, JSON.stringify(described.body.unavailable));
+    assert.deepEqual(described.body.steps[1], {
+      id: "asr",
+      module: "transcribe",
+      engine: "whisper",
+      model: "ggml-base.en.bin",
+    });
+    // The built-in one now names whisper too (auto prefers it when its model is there).
+    const builtIn = await server.api("GET", "/v1/workflow/mixdown/transcribe", { key: app.apiKey });
+    assert.equal(builtIn.body.steps[1].engine, "whisper");
     // The model is empty (no weights): whisper.cpp loads it and transcribes nothing. One short sentence: an
     // empty model is slow to give up on each voiced span.
     const { samples } = programme([silence(0.5), { text: "Hello there.", audio: await speak("Hello there.") }]);

@@ -63,7 +63,7 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
         tags: ["workflows"],
         summary: "One workflow with its input schema and outputs (Mixdown extension)",
         description:
-          "The path ends with the slug, e.g. /v1/workflow/mixdown/convert. `runnable` is false, with the reasons in `errors`, when jobs cannot run on it.",
+          'The path ends with the slug, e.g. /v1/workflow/mixdown/convert. `runnable` is false, with the reasons in `errors` or `unavailable`, when jobs cannot run on it. A step whose module has a choice of engines says which one would run here with the workflow\'s own params (e.g. `"engine": "pocketsphinx"` on the transcribe step).',
         response: { 200: { type: "object", additionalProperties: true }, ...errorResponses(401, 404) },
       },
     },

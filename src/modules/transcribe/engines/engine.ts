@@ -22,6 +22,8 @@ export interface SpeechInput {
 /** A speech recogniser. Times in its segments are on the input's own timeline, in seconds. */
 export interface TranscriptionEngine {
   readonly name: "whisper" | "pocketsphinx";
+  /** The model file's name, for engines that take one from the models directory. */
+  readonly model?: string;
   transcribe(
     input: SpeechInput,
     options: { language: string; workDir: string },

@@ -15,10 +15,12 @@ const ENTRY = path.join(import.meta.dirname, "whisper-process.ts");
  */
 export class WhisperEngine implements TranscriptionEngine {
   readonly name = "whisper";
+  readonly model: string;
   private readonly modelPath: string;
 
   constructor(modelPath: string) {
     this.modelPath = modelPath;
+    this.model = path.basename(modelPath);
   }
 
   async transcribe(
