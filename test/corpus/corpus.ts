@@ -72,18 +72,26 @@ export interface RenderedTrack {
   truth: CorpusTruth;
 }
 
+/** What the rendered audio and truth depend on: this generator's sources and the soundfont. */
+const GENERATOR_SOURCES = [
+  "corpus.ts",
+  "drums.ts",
+  "harmony.ts",
+  "midi.ts",
+  "parts.ts",
+  "render.ts",
+  "song.ts",
+  "timeline.ts",
+  "types.ts",
+  "../music/synth.ts",
+  "../music/theory.ts",
+];
+
 /** The cache directory of this generator version. */
 export function corpusDir(): string {
   const hash = createHash("sha256");
   const here = path.dirname(new URL(import.meta.url).pathname);
-  const sources = [
-    ...fs
-      .readdirSync(here)
-      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-      .map((f) => path.join(here, f)),
-    ...["synth.ts", "theory.ts"].map((f) => path.join(here, "../music", f)),
-  ].sort();
-  for (const file of sources) hash.update(fs.readFileSync(file));
+  for (const file of GENERATOR_SOURCES) hash.update(fs.readFileSync(path.join(here, file)));
   hash.update(String(fs.statSync(SOUNDFONT).size));
   return path.join(os.tmpdir(), `mixdown-corpus-${hash.digest("hex").slice(0, 12)}`);
 }

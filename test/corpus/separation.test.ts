@@ -1,0 +1,148 @@
+/**
+ * The classical stem separators on the rendered corpus, against its true stems: stems-drums (HPSS: drums vs
+ * bass + vocals + other) and stems-vocals-accompaniment (REPET-SIM with centre extraction: the voice line vs
+ * everything else). SDR is test/helpers/sdr.ts's (BSS-eval's projection without the distortion filter, i.e.
+ * SI-SDR); the oracle is the ideal ratio mask |S|² / (|S|² + |R|²) of the true stems on the same STFT as the
+ * method's. Reported per split as mean SDR, mean oracle SDR and their ratio. Asserted: today's level less a
+ * margin. Issue 18's goals (stems-4, later): drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { istft, magnitudes, stft } from "../../src/dsp/spectrogram.ts";
+import { drumsByHpss } from "../../src/modules/stems-drums/index.ts";
+import { analysisSize } from "../../src/modules/stems-shared/masked-stem.ts";
+import { vocalsByRepetSim } from "../../src/modules/stems-vocals/index.ts";
+import { sdr } from "../helpers/sdr.ts";
+import { type RenderedTrack, renderedCorpus, type Split } from "./corpus.ts";
+import { readWav16 } from "./wav16.ts";
+
+const SAMPLE_RATE = 44100;
+/**
+ * Every TRACK_STEP-th track of each split (separation costs ~2 s of CPU a track, ten times the analysis);
+ * CORPUS_SEPARATION_STEP=1 evaluates every track (figures only).
+ */
+const TRACK_STEP = 10;
+const step = Number(process.env.CORPUS_SEPARATION_STEP ?? TRACK_STEP);
+
+type Stereo = Float32Array[];
+const add = (...parts: Stereo[]): Stereo =>
+  (parts[0] as Stereo).map((_, c) => {
+    const out = new Float32Array((parts[0] as Stereo)[c]?.length ?? 0);
+    for (const part of parts) {
+      const channel = part[c] as Float32Array;
+      for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) + (channel[i] as number);
+    }
+    return out;
+  });
+const subtract = (a: Stereo, b: Stereo): Stereo =>
+  a.map((channel, c) => channel.map((v, i) => v - ((b[c] as Float32Array)[i] as number)));
+
+/** The target's stem by the oracle ideal ratio mask, channel by channel. */
+function oracle(mix: Stereo, target: Stereo, rest: Stereo): Stereo {
+  const { fftSize, hop } = analysisSize(SAMPLE_RATE);
+  return mix.map((channel, c) => {
+    const t = magnitudes(stft(target[c] as Float32Array, fftSize, hop));
+    const r = magnitudes(stft(rest[c] as Float32Array, fftSize, hop));
+    const mask = t.map((v, i) => {
+      const power = v * v + (r[i] as number) ** 2;
+      return power > 0 ? (v * v) / power : 0.5;
+    });
+    return istft(stft(channel, fftSize, hop), mask);
+  });
+}
+
+interface Figures {
+  target: number;
+  rest: number;
+  oracleTarget: number;
+  oracleRest: number;
+}
+
+function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): Figures {
+  const ideal = oracle(mix, target, rest);
+  return {
+    target: sdr(estimate, target),
+    rest: sdr(subtract(mix, estimate), rest),
+    oracleTarget: sdr(ideal, target),
+    oracleRest: sdr(subtract(mix, ideal), rest),
+  };
+}
+
+async function separate(track: RenderedTrack) {
+  const [mix, drums, bass, vocals, other] = await Promise.all(
+    [track.mixture, track.stems.drums, track.stems.bass, track.stems.vocals, track.stems.other].map((f) =>
+      readWav16(f),
+    ),
+  );
+  const pcm = { sampleRate: SAMPLE_RATE, channels: mix as Stereo };
+  return {
+    drums: figures(
+      mix as Stereo,
+      drums as Stereo,
+      add(bass as Stereo, vocals as Stereo, other as Stereo),
+      drumsByHpss(pcm),
+    ),
+    vocals: figures(
+      mix as Stereo,
+      vocals as Stereo,
+      add(drums as Stereo, bass as Stereo, other as Stereo),
+      vocalsByRepetSim(pcm),
+    ),
+  };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+function summary(list: Figures[]) {
+  const mean = (pick: (f: Figures) => number) => list.reduce((a, f) => a + pick(f), 0) / list.length;
+  const target = mean((f) => f.target);
+  const rest = mean((f) => f.rest);
+  const oracleTarget = mean((f) => f.oracleTarget);
+  const oracleRest = mean((f) => f.oracleRest);
+  return {
+    target: round2(target),
+    oracleTarget: round2(oracleTarget),
+    targetRatio: round2(target / oracleTarget),
+    rest: round2(rest),
+    oracleRest: round2(oracleRest),
+    restRatio: round2(rest / oracleRest),
+  };
+}
+
+/**
+ * Mean SDRs (dB) measured when the corpus was added, less a margin: stems-drums drums / other, then
+ * stems-vocals-accompaniment vocals / accompaniment. (Development: 1.54 / 9.11 and -5.66 / 8.97 dB; held-out:
+ * 2.48 / 11.9 and -17.08 / 2.21 dB.) Ratios to the oracle are in the diagnostics; with negative SDRs they
+ * make poor floors.
+ */
+const FLOORS: Record<Split, { drums: number; other: number; vocals: number; accompaniment: number }> = {
+  development: { drums: 0.5, other: 8.1, vocals: -7.5, accompaniment: 8 },
+  "held-out": { drums: 1.5, other: 10.9, vocals: -19, accompaniment: 1.2 },
+};
+
+for (const split of ["development", "held-out"] as const) {
+  test(`stems-drums and stems-vocals-accompaniment on the rendered corpus, ${split} split`, async (t) => {
+    const tracks = (await renderedCorpus(split)).filter((_, i) => i % step === 0);
+    const drums: Figures[] = [];
+    const vocals: Figures[] = [];
+    for (const track of tracks) {
+      const r = await separate(track);
+      drums.push(r.drums);
+      vocals.push(r.vocals);
+      const fixed = (f: Figures) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round2(v)]));
+      t.diagnostic(
+        `${track.id} (${track.truth.groove}): ${JSON.stringify({ drums: fixed(r.drums), vocals: fixed(r.vocals) })}`,
+      );
+    }
+    const d = summary(drums);
+    const v = summary(vocals);
+    t.diagnostic(`summary ${split}, ${tracks.length} tracks: stems-drums ${JSON.stringify(d)}`);
+    t.diagnostic(`summary ${split}, ${tracks.length} tracks: stems-vocals-accompaniment ${JSON.stringify(v)}`);
+    const floor = FLOORS[split];
+    if (step !== TRACK_STEP) return; // another subset: figures only
+    assert.ok(d.target >= floor.drums, `drums ${JSON.stringify(d)}`);
+    assert.ok(d.rest >= floor.other, `other ${JSON.stringify(d)}`);
+    assert.ok(v.target >= floor.vocals, `vocals ${JSON.stringify(v)}`);
+    assert.ok(v.rest >= floor.accompaniment, `accompaniment ${JSON.stringify(v)}`);
+  });
+}
