@@ -56,6 +56,18 @@ export interface JobFilter {
   size: number;
 }
 
+/** A search across applications (the dashboard's jobs table): empty lists and undefined match everything. */
+export interface JobSearch {
+  appIds: string[];
+  statuses: JobStatus[];
+  workflows: string[];
+  batchName: string | undefined;
+  /** A job id, or text the job's name contains (case-insensitive). */
+  text: string | undefined;
+  page: number;
+  size: number;
+}
+
 export interface Application {
   id: string;
   name: string;

@@ -9,6 +9,7 @@ import { type DashboardContext, PREFIX } from "./context.ts";
 import { csrfHook } from "./csrf-hook.ts";
 import { applicationPage } from "./pages/application.ts";
 import { applicationsPage } from "./pages/applications.ts";
+import { jobsPage } from "./pages/jobs.ts";
 import { setupPage } from "./pages/setup.ts";
 import { signInPage } from "./pages/sign-in.ts";
 import { view } from "./render.ts";
@@ -79,6 +80,7 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
       setupPage(scope, context);
       applicationsPage(scope, context);
       applicationPage(scope, context);
+      jobsPage(scope, context);
     },
     { prefix: PREFIX },
   );

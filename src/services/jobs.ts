@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { Job, JobFilter, JobStatus, MetadataValue, Page } from "../domain.ts";
+import type { Job, JobFilter, JobSearch, JobStatus, MetadataValue, Page } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { describeIssues } from "../schema-issues.ts";
@@ -101,6 +101,11 @@ export class JobService {
 
   list(filter: JobFilter): Promise<Page<Job>> {
     return this.store.listJobs(filter);
+  }
+
+  /** Jobs of every application (for operators, not for API keys), newest first. */
+  search(search: JobSearch): Promise<Page<Job>> {
+    return this.store.searchJobs(search);
   }
 
   /** Irreversible: stops the job if running, removes it and its stored results. */

@@ -3,6 +3,7 @@ import type {
   ApplicationActivity,
   Job,
   JobFilter,
+  JobSearch,
   JobStatus,
   Page,
   Upload,
@@ -29,6 +30,8 @@ export interface MetadataStore {
   /** Synchronous where the store can answer at once (embedded: from memory or a prepared statement). */
   getJobStatus(appId: string, id: string): JobStatus | undefined | Promise<JobStatus | undefined>;
   listJobs(filter: JobFilter): Promise<Page<Job>>;
+  /** Jobs of every application, newest first (the dashboard's jobs table). */
+  searchJobs(search: JobSearch): Promise<Page<Job>>;
   /** Removes the job and its queue entry; false when the app has no such job. */
   deleteJob(appId: string, id: string): Promise<boolean>;
   countJobsByStatus(): Promise<Record<JobStatus, number>>;

@@ -199,7 +199,7 @@ for (const { backend, skip } of BACKENDS)
         .allInnerTexts();
       assert.equal(cells[0], "Busy app");
       assert.deepEqual(cells.slice(3, 7), ["2", "0", "0", "0"]);
-      assert.match(cells[7] ?? "", /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      assert.match(cells[7] ?? "", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 
       assert.equal(await page.getByRole("link", { name: XSS_NAME, exact: true }).count(), 1);
       assert.equal(await page.locator('img[src="x"]').count(), 0);

@@ -1,10 +1,11 @@
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import {
   type Application,
   type ApplicationActivity,
   JOB_STATUSES,
   type Job,
   type JobFilter,
+  type JobSearch,
   type JobStatus,
   type Page,
   type Upload,
@@ -221,6 +222,32 @@ export class SqlMetadataStore implements MetadataStore {
         .orderBy("jobs.id", "desc")
         .limit(filter.size)
         .offset(filter.page * filter.size)
+        .execute(),
+      query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map(toJob), total: Number(count.total) };
+  }
+
+  async searchJobs(search: JobSearch): Promise<Page<Job>> {
+    let query = this.db.selectFrom("jobs").innerJoin("applications", "applications.id", "jobs.app_id");
+    if (search.appIds.length > 0) query = query.where("jobs.app_id", "in", search.appIds);
+    if (search.statuses.length > 0) query = query.where("jobs.status", "in", search.statuses);
+    if (search.workflows.length > 0) query = query.where("jobs.workflow", "in", search.workflows);
+    if (search.batchName !== undefined) query = query.where("jobs.batch_name", "=", search.batchName);
+    if (search.text !== undefined) {
+      const text = search.text;
+      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where((eb) =>
+        eb.or([eb("jobs.id", "=", text), sql<boolean>`lower(jobs.name) like ${pattern} escape '\\'`]),
+      );
+    }
+    const [rows, count] = await Promise.all([
+      query
+        .selectAll("jobs")
+        .select("applications.name as app_name")
+        .orderBy("jobs.id", "desc")
+        .limit(search.size)
+        .offset(search.page * search.size)
         .execute(),
       query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
     ]);

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from "fastify";
+import { JOB_STATUSES, type JobStatus } from "../../domain.ts";
+import type { DashboardContext } from "../context.ts";
+import { fragment, view } from "../render.ts";
+
+export const JOBS_PER_PAGE = 50;
+
+type JobsQuery = { q?: string; app?: string; status?: string; workflow?: string; batch?: string; page?: string };
+
+/** The filters as given (blank ones dropped), for the form and the links. */
+function cleanQuery(raw: JobsQuery): JobsQuery {
+  const query: JobsQuery = {};
+  for (const key of ["q", "app", "status", "workflow", "batch", "page"] as const) {
+    const value = typeof raw[key] === "string" ? raw[key].trim() : "";
+    if (value) query[key] = value.slice(0, 200);
+  }
+  return query;
+}
+
+const jobsUrl = (query: JobsQuery, extra: Record<string, string> = {}) => {
+  const params = new URLSearchParams({ ...query, ...extra } as Record<string, string>).toString();
+  return `/dashboard/jobs${params ? `?${params}` : ""}`;
+};
+
+/** GET /dashboard/jobs: every application's jobs, filtered, searched, paginated; its table refreshes itself. */
+export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardContext): void {
+  dashboard.get<{ Querystring: JobsQuery & { fragment?: string } }>("/jobs", async (request, reply) => {
+    const query = cleanQuery(request.query);
+    const page = Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? "1", 10) || 1));
+    const status = JOB_STATUSES.find((s) => s === query.status) as JobStatus | undefined;
+    const result = await runtime.jobs.search({
+      appIds: query.app ? [query.app] : [],
+      statuses: status ? [status] : [],
+      workflows: query.workflow ? [query.workflow] : [],
+      batchName: query.batch,
+      text: query.q,
+      page: page - 1,
+      size: JOBS_PER_PAGE,
+    });
+    const pages = Math.max(1, Math.ceil(result.total / JOBS_PER_PAGE));
+    const { page: _page, ...filters } = query;
+    const results = {
+      jobs: result.items,
+      total: result.total,
+      filtered: Object.keys(filters).length > 0,
+      page,
+      pages,
+      first: (page - 1) * JOBS_PER_PAGE + 1,
+      last: (page - 1) * JOBS_PER_PAGE + result.items.length,
+      prevUrl: page > 1 ? jobsUrl(filters, page > 2 ? { page: String(page - 1) } : {}) : undefined,
+      nextUrl: page < pages ? jobsUrl(filters, { page: String(page + 1) }) : undefined,
+    };
+    if (request.query.fragment === "results") return fragment(reply, "pages/jobs-results", results);
+    const [apps, workflows] = await Promise.all([runtime.applications.list(), runtime.workflows.list(0, 1000)]);
+    return view(request, reply, "pages/jobs", {
+      title: "Jobs",
+      ...results,
+      query,
+      apps,
+      workflows: workflows.items,
+      statuses: JOB_STATUSES,
+      liveUrl: jobsUrl(query, { fragment: "results" }),
+      scripts: ["live.js"],
+    });
+  });
+}
