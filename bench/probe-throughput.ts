@@ -11,6 +11,7 @@
  * Run: node bench/probe-throughput.ts   (BENCH_JOBS, BENCH_SINGLE, BENCH_ROUNDS, BENCH_DISTRIBUTED=0: embedded only,
  * BENCH_LOG_LEVEL: the servers' log level, silent by default)
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -91,6 +92,23 @@ interface Target {
   key: string;
   /** Pids whose CPU (with their waited-for children) counts as Mixdown's. */
   pids: number[];
+  /** Shared services it uses (Postgres, Ceph): their processes' CPU is counted apart. */
+  services: string[];
+}
+
+/** CPU seconds so far of every process of these names (anyone's use of them included). */
+function servicesCpu(names: string[]): number {
+  if (names.length === 0) return 0;
+  const pids = execFileSync("pgrep", ["-x", names.join("|")], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + cpuSeconds(Number(pid));
+    } catch {
+      return sum; // ended meanwhile
+    }
+  }, 0);
 }
 
 async function call(target: Target, method: string, pathname: string, body?: unknown): Promise<Response> {
@@ -180,9 +198,13 @@ async function singleJobs(target: Target, inputUrl: string, runs: number, runToo
 }
 
 /** BENCH_JOBS jobs created at once; jobs/s from the first request to the last completion. */
-async function burst(target: Target, inputUrl: string): Promise<Throughput & { firstP50Ms: number }> {
+async function burst(
+  target: Target,
+  inputUrl: string,
+): Promise<Throughput & { firstP50Ms: number; servicesCpuPerJob: number }> {
   const before = new Set((await allJobs(target)).map((job) => job.id));
   const cpu = serverCpu(target) + cpuSeconds("self");
+  const services = servicesCpu(target.services);
   const machine = machineCpu();
   const startedAt = Date.now();
   const ids = await Promise.all(Array.from({ length: JOBS }, () => createJob(target, inputUrl)));
@@ -194,6 +216,7 @@ async function burst(target: Target, inputUrl: string): Promise<Throughput & { f
   }
   const cpuUsed = serverCpu(target) + cpuSeconds("self") - cpu;
   const machineUsed = machineCpu() - machine;
+  const servicesUsed = servicesCpu(target.services) - services;
   const jobs = (await allJobs(target)).filter((job) => !before.has(job.id));
   const failed = jobs.filter((job) => job.status !== "SUCCEEDED");
   if (jobs.length !== ids.length || failed.length > 0)
@@ -206,6 +229,7 @@ async function burst(target: Target, inputUrl: string): Promise<Throughput & { f
     seconds,
     jobsPerSecond: JOBS / seconds,
     cpuPerJob: cpuUsed / JOBS,
+    servicesCpuPerJob: servicesUsed / JOBS,
     machineCpuPerJob: machineUsed / JOBS,
     firstP50Ms,
   };
@@ -236,7 +260,11 @@ type Figures = Awaited<ReturnType<typeof measure>>;
 async function embeddedRound(bytes: Buffer, runTool: () => Promise<unknown>): Promise<Figures> {
   const server = await startMixdown({ env: { MIXDOWN_WORKERS: "2", MIXDOWN_LOG_LEVEL: LOG_LEVEL } });
   try {
-    return await measure({ url: server.url, key: await server.createApp("bench"), pids: [server.pid] }, bytes, runTool);
+    return await measure(
+      { url: server.url, key: await server.createApp("bench"), pids: [server.pid], services: [] },
+      bytes,
+      runTool,
+    );
   } finally {
     await server.stop();
   }
@@ -250,7 +278,8 @@ async function distributedRound(bytes: Buffer, runTool: () => Promise<unknown>):
   try {
     const pids = [deployment.apiNode, ...deployment.workers].map((node) => node.pid ?? 0);
     const key = (await deployment.createApp("bench")).apiKey;
-    return await measure({ url: deployment.url, key, pids }, bytes, runTool);
+    const services = ["postgres", "radosgw", "ceph-osd", "ceph-mon"];
+    return await measure({ url: deployment.url, key, pids, services }, bytes, runTool);
   } finally {
     await deployment.dispose();
   }
@@ -283,30 +312,44 @@ runBench(async () => {
 
   const ms = (seconds: number) => round(seconds * 1000, 1);
   const rows: (string | number)[][] = [
-    ["", "jobs/s", "CPU ms/job", "machine", "first 50 p50 ms", "single job ms", "queued ms", "client ms", "− tool ms"],
+    [
+      "",
+      "jobs/s",
+      "CPU ms/job",
+      "services",
+      "machine",
+      "first 50 p50 ms",
+      "single job ms",
+      "queued ms",
+      "client ms",
+      "− tool ms",
+    ],
   ];
   for (const { mode, tool, mixdown } of runs) {
     rows.push(
-      ["tool alone, 2 at a time", round(tool.jobsPerSecond, 1), ms(tool.cpuPerJob), ms(tool.machineCpuPerJob)].concat([
+      [
+        "tool alone, 2 at a time",
+        round(tool.jobsPerSecond, 1),
+        ms(tool.cpuPerJob),
         "",
-        round(mixdown.single.tool, 1),
-        "",
-        "",
-        "",
-      ]),
-      [mode, round(mixdown.jobsPerSecond, 1), ms(mixdown.cpuPerJob), ms(mixdown.machineCpuPerJob)].concat([
-        round(mixdown.firstP50Ms),
-        round(mixdown.single.server),
-        round(mixdown.single.queued),
-        round(mixdown.single.client, 1),
-        round(mixdown.single.overTool, 1),
-      ]),
+        ms(tool.machineCpuPerJob),
+      ].concat(["", round(mixdown.single.tool, 1), "", "", ""]),
+      [mode, round(mixdown.jobsPerSecond, 1), ms(mixdown.cpuPerJob), ms(mixdown.servicesCpuPerJob)]
+        .concat([ms(mixdown.machineCpuPerJob)])
+        .concat([
+          round(mixdown.firstP50Ms),
+          round(mixdown.single.server),
+          round(mixdown.single.queued),
+          round(mixdown.single.client, 1),
+          round(mixdown.single.overTool, 1),
+        ]),
     );
   }
   console.log(`${JOBS} mixdown/probe jobs on a 1 s WAV, created at once; single jobs: median of ${SINGLE}`);
   printTable(rows);
   console.log(
-    "(machine: CPU ms per job of the whole machine meanwhile, others' work included; queued ms: createdAt → " +
+    "(CPU: the server processes, their tool launcher and ffprobe runs, and this client; services: Postgres and " +
+      "Ceph; machine: the whole machine, others' work included; queued ms: createdAt → " +
       "startedAt of the single jobs; − tool ms: median of each single job's time minus the tool's run just before it)",
   );
   if (skipDistributed) console.log(`distributed mode skipped: ${skipDistributed}`);
@@ -319,7 +362,7 @@ runBench(async () => {
       .filter((run) => run.mode === name)
       .map(({ tool, mixdown }) => ({
         ratio: mixdown.jobsPerSecond / tool.jobsPerSecond,
-        cpuRatio: tool.cpuPerJob / mixdown.cpuPerJob,
+        cpuRatio: tool.cpuPerJob / (mixdown.cpuPerJob + mixdown.servicesCpuPerJob),
         jobsPerSecond: mixdown.jobsPerSecond,
         toolJobsPerSecond: tool.jobsPerSecond,
         ...mixdown.single,
