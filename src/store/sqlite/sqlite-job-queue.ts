@@ -39,17 +39,22 @@ export class SqliteJobQueue implements JobQueue {
   async claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined> {
     const now = Date.now();
     return this.db.transaction().execute(async (tx) => {
-      // Fairness: the application with the fewest running jobs goes first, then the oldest job; an
-      // application already running appConcurrency jobs waits.
+      // Fairness: the application with the fewest running jobs goes first, then the oldest job; an application
+      // already running appConcurrency jobs waits. Per application, its running count and its oldest waiting job
+      // (never leased, or leased by a worker gone silent) are index lookups: a claim does not read the backlog.
       const { rows } = await sql<{ job_id: string; attempts: number }>`
       UPDATE job_queue SET lease_owner = ${workerId}, lease_expires_at = ${now + leaseMs}, attempts = attempts + 1
       WHERE job_id = (
-        SELECT q.job_id FROM (
-          SELECT job_id, (SELECT count(*) FROM job_queue r WHERE r.app_id = w.app_id AND r.lease_expires_at >= ${now})
-                 AS app_running
-          FROM job_queue w WHERE w.lease_expires_at IS NULL OR w.lease_expires_at < ${now}) q
-        WHERE ${this.appConcurrency} = 0 OR q.app_running < ${this.appConcurrency}
-        ORDER BY q.app_running, q.job_id
+        SELECT next FROM (
+          SELECT
+            (SELECT count(*) FROM job_queue r WHERE r.app_id = a.id AND r.lease_expires_at >= ${now}) AS running,
+            (SELECT min(job_id) FROM (
+               SELECT min(w.job_id) AS job_id FROM job_queue w WHERE w.app_id = a.id AND w.lease_expires_at IS NULL
+               UNION ALL
+               SELECT min(x.job_id) FROM job_queue x WHERE x.app_id = a.id AND x.lease_expires_at < ${now})) AS next
+          FROM applications a)
+        WHERE next IS NOT NULL AND (${this.appConcurrency} = 0 OR running < ${this.appConcurrency})
+        ORDER BY running, next
         LIMIT 1)
       RETURNING job_id, attempts`.execute(tx);
       const claimed = rows[0];
