@@ -4,6 +4,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { JobResult } from "../domain.ts";
 import { executeWorkflow } from "../engine/execute.ts";
+import { toolLauncher } from "../media/tool-launcher.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { FileUrls } from "../store/file-urls.ts";
 import type { ClaimedJob } from "../store/job-queue.ts";
@@ -36,6 +37,11 @@ export class JobRunner {
     this.blobs = blobs;
     this.fileUrls = fileUrls;
     this.options = options;
+  }
+
+  /** Starts what jobs need before the first one comes: the tool launcher, so the first job does not wait for it. */
+  prepare(): void {
+    toolLauncher.start();
   }
 
   resultPrefix(jobId: string): string {

@@ -51,6 +51,7 @@ export class WorkerPool {
       (error) =>
         this.options.log.warn({ err: error }, `not told of queued jobs; polling every ${POLL_MS} ms meanwhile`),
     );
+    this.runner.prepare();
     this.loops = Array.from({ length: this.options.concurrency }, () => this.loop());
   }
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { isMainThread } from "node:worker_threads";
 import type { ToolOutcome } from "./run-tool.ts";
 
 /** What the launcher process is asked: start a tool, or stop one it started. */
@@ -57,6 +58,11 @@ export class ToolLauncher {
       child.channel?.ref(); // a run in progress keeps this process alive, an idle launcher does not
       this.send(child, { id, binary, args });
     });
+  }
+
+  /** Starts the launcher now, if none runs, so that the first tool does not wait for it (~60 ms here). */
+  start(): void {
+    if (isMainThread) this.launcher();
   }
 
   /** The launcher process's id, when one is running (for tests). */

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { runTool, ToolError } from "../../src/media/run-tool.ts";
 import { toolLauncher } from "../../src/media/tool-launcher.ts";
+import { assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 
 /** Processes `pid` has started and not yet waited for. */
 const childrenOf = (pid: number): number[] =>
@@ -84,4 +85,16 @@ test("when the process using the launcher dies, the launcher stops its tools and
   const [tool] = childrenOf(launcher) as [number];
   user.kill("SIGKILL");
   await until(() => !alive(tool) && !alive(launcher), "the tool and the launcher exited");
+});
+
+test("a node with workers starts its tool launcher at start, before any job; one without workers starts none", async () => {
+  const withWorkers = await Mixdown.start();
+  const without = await Mixdown.start({ MIXDOWN_WORKERS: "0" });
+  try {
+    await until(() => childrenOf(withWorkers.apiNode.pid as number).length === 1, "the launcher started");
+    assert.deepEqual(childrenOf(without.apiNode.pid as number), []);
+  } finally {
+    await Promise.all([withWorkers.dispose(), without.dispose()]);
+    assertNoneRunning();
+  }
 });
