@@ -78,7 +78,7 @@ export interface Application {
 /** What an application's jobs look like at a glance (the dashboard's applications table). */
 export interface ApplicationActivity {
   jobsByStatus: Record<JobStatus, number>;
-  /** The latest time a job of the application was created or ended, or null with no jobs. */
+  /** When the application's newest job was created (its last use of the API), or null with no jobs. */
   lastActivityAt: string | null;
 }
 

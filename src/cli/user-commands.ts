@@ -42,8 +42,9 @@ async function readStdin(): Promise<string> {
 /** Reads a line from the terminal without echoing it. */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Raw (no echo) before the prompt shows, so nothing typed ahead is echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.setEncoding("utf8");
   stdin.resume();
   let value = "";

@@ -21,7 +21,7 @@ export interface MetadataStore {
   revokeApplication(id: string, at: string): Promise<boolean>;
   /** False when there is no application with that id. */
   renameApplication(id: string, name: string): Promise<boolean>;
-  /** Per application with jobs: how many in each status, and when the newest was created or ended. */
+  /** Per application with jobs: how many in each status, and when the newest was created. */
   applicationActivity(): Promise<Map<string, ApplicationActivity>>;
   /** Changes whenever applications may have changed (here or in another process): cached keys re-check. */
   applicationsVersion(): string;

@@ -146,31 +146,36 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   async applicationActivity(): Promise<Map<string, ApplicationActivity>> {
-    const rows = await this.db
-      .selectFrom("jobs")
-      .select((eb) => [
-        "app_id",
-        "status",
-        eb.fn.countAll<number>().as("count"),
-        eb.fn.max("created_at").as("created"),
-        eb.fn.max("completed_at").as("completed"),
-      ])
-      .groupBy(["app_id", "status"])
-      .execute();
+    // Counts come from the (app_id, status) index alone; each application's newest job from jobs_by_app.
+    const [counts, newest] = await Promise.all([
+      this.db
+        .selectFrom("jobs")
+        .select((eb) => ["app_id", "status", eb.fn.countAll<number>().as("count")])
+        .groupBy(["app_id", "status"])
+        .execute(),
+      this.db
+        .selectFrom("applications")
+        .select((eb) => [
+          "applications.id",
+          eb
+            .selectFrom("jobs")
+            .select("jobs.created_at")
+            .whereRef("jobs.app_id", "=", "applications.id")
+            .orderBy("jobs.id", "desc")
+            .limit(1)
+            .as("newest"),
+        ])
+        .execute(),
+    ]);
     const activity = new Map<string, ApplicationActivity>();
-    for (const row of rows) {
-      let entry = activity.get(row.app_id);
-      if (!entry) {
-        entry = {
-          jobsByStatus: Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>,
-          lastActivityAt: null,
-        };
-        activity.set(row.app_id, entry);
-      }
-      entry.jobsByStatus[row.status as JobStatus] = Number(row.count);
-      // ISO 8601 UTC strings of one format: their order is the order of time.
-      for (const at of [row.created, row.completed])
-        if (at && (entry.lastActivityAt === null || at > entry.lastActivityAt)) entry.lastActivityAt = at;
+    for (const row of newest) {
+      if (!row.newest) continue;
+      const jobsByStatus = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+      activity.set(row.id, { jobsByStatus, lastActivityAt: row.newest });
+    }
+    for (const row of counts) {
+      const entry = activity.get(row.app_id);
+      if (entry) entry.jobsByStatus[row.status as JobStatus] = Number(row.count);
     }
     return activity;
   }

@@ -31,3 +31,6 @@ CREATE TABLE sign_in_failures (
   last_failure_at BIGINT NOT NULL,
   blocked_until BIGINT NOT NULL
 );
+
+-- The dashboard's applications table counts each application's jobs by status: from this index alone.
+CREATE INDEX jobs_by_app_status ON jobs (app_id, status);
