@@ -87,7 +87,8 @@ export class OperatorService {
 
   private async openSession(operator: Operator): Promise<string> {
     const sessionId = randomToken();
-    await this.store.createSession(sha256(sessionId), operator.id, randomToken(), Date.now());
+    const now = Date.now();
+    await this.store.createSession(sha256(sessionId), operator.id, randomToken(), now, now - this.idleMs);
     return sessionId;
   }
 

@@ -28,7 +28,14 @@ export interface OperatorStore {
   /** Removes the operator and their sessions; false when there is none. */
   removeOperator(name: string): Promise<boolean>;
 
-  createSession(idHash: string, operatorId: string, csrfToken: string, nowMs: number): Promise<void>;
+  /** Opens a session, and deletes those idle since before `idleSinceMs` (ended, never to be seen again). */
+  createSession(
+    idHash: string,
+    operatorId: string,
+    csrfToken: string,
+    nowMs: number,
+    idleSinceMs: number,
+  ): Promise<void>;
   /**
    * The session, if it was seen after `idleSinceMs` (an older one is deleted); its last-seen time moves to
    * `nowMs` when it is older than `touchBeforeMs` (so a page view is not always a write).
@@ -48,8 +55,8 @@ export interface OperatorStore {
   /** The latest time until which any of the subjects is blocked (0: none). */
   signInBlockedUntil(subjects: string[], nowMs: number): Promise<number>;
   /**
-   * Counts a failed sign-in against each subject (counts older than `windowMs` start again) and sets the
-   * block `blockFor(failures)` returns; gives the latest block end.
+   * Counts a failed sign-in against each subject (counts older than `windowMs` start again, and stale
+   * subjects are deleted) and sets the block `blockFor(failures)` returns; gives the latest block end.
    */
   recordSignInFailure(
     subjects: string[],

@@ -73,7 +73,14 @@ export class SqlOperatorStore implements OperatorStore {
     });
   }
 
-  async createSession(idHash: string, operatorId: string, csrfToken: string, nowMs: number): Promise<void> {
+  async createSession(
+    idHash: string,
+    operatorId: string,
+    csrfToken: string,
+    nowMs: number,
+    idleSinceMs: number,
+  ): Promise<void> {
+    await this.db.deleteFrom("operator_sessions").where("last_seen_at", "<", idleSinceMs).execute();
     await this.db
       .insertInto("operator_sessions")
       .values({
@@ -153,6 +160,11 @@ export class SqlOperatorStore implements OperatorStore {
     windowMs: number,
     blockFor: (failures: number) => number,
   ): Promise<number> {
+    await this.db
+      .deleteFrom("sign_in_failures")
+      .where("last_failure_at", "<", nowMs - windowMs)
+      .where("blocked_until", "<", nowMs)
+      .execute();
     let until = 0;
     for (const subject of subjects) {
       // One statement, so failures counted on several nodes at once all count.
