@@ -31,12 +31,14 @@ export function readFloatWav(bytes: Buffer): Float32Array[] {
       if (bits !== 32) throw new Error(`expected a float WAV, got ${bits}-bit`);
     } else if (id === "data") {
       const frames = Math.floor(Math.min(size, bytes.length - offset - 8) / (4 * channels));
-      const interleaved = new Float32Array(
-        bytes.buffer.slice(bytes.byteOffset + offset + 8).slice(0, frames * channels * 4),
-      );
-      return Array.from({ length: channels }, (_, c) =>
-        Float32Array.from({ length: frames }, (_, i) => interleaved[i * channels + c] as number),
-      );
+      const start = bytes.byteOffset + offset + 8;
+      const interleaved = new Float32Array(bytes.buffer.slice(start, start + frames * channels * 4));
+      const out = Array.from({ length: channels }, () => new Float32Array(frames));
+      for (let c = 0; c < channels; c++) {
+        const channel = out[c] as Float32Array;
+        for (let i = 0, k = c; i < frames; i++, k += channels) channel[i] = interleaved[k] as number;
+      }
+      return out;
     }
     offset += 8 + size + (size % 2);
   }
@@ -87,12 +89,14 @@ export async function renderSong(spec: SongSpec, dir: string): Promise<void> {
     stems.set(stem, audio);
   }
   let peak = 0;
-  for (let c = 0; c < 2; c++)
-    for (let i = 0; i < frames; i++) {
-      let sum = 0;
-      for (const audio of stems.values()) sum += (audio[c] as Float32Array)[i] as number;
-      peak = Math.max(peak, Math.abs(sum));
+  for (let c = 0; c < 2; c++) {
+    const sum = new Float32Array(frames);
+    for (const audio of stems.values()) {
+      const channel = audio[c] as Float32Array;
+      for (let i = 0; i < frames; i++) sum[i] = (sum[i] as number) + (channel[i] as number);
     }
+    for (let i = 0; i < frames; i++) peak = Math.max(peak, Math.abs(sum[i] as number));
+  }
   // Stems to 16-bit steps (as floats k/32768, which the WAV writer maps back exactly), then summed exactly.
   const gain = PEAK / peak;
   const mixture = [new Float32Array(frames), new Float32Array(frames)];
