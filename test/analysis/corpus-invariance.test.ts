@@ -1,0 +1,93 @@
+/**
+ * Properties of the music analysis that need no labels (issue 18, part 2), on every track of the rendered
+ * corpus: transposed by −5…+6 semitones (sox `pitch`), the key and the chord roots should move by the same
+ * interval; time-stretched by ×0.85…×1.15 (sox `tempo -m`), the bpm should scale by the same factor (±3 %).
+ * Goals: ≥ 95 % of tracks each. Opt-in for now (MIXDOWN_CORPUS_INVARIANCE=1; ~2 min of CPU): it reports
+ * today's figures and asserts nothing until the methods are worked on.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { ANALYSIS_SAMPLE_RATE, analyzeMusic, type MusicAnalysis } from "../../src/dsp/analyze-music.ts";
+import { decodeAudio } from "../../src/media/pcm.ts";
+import { renderedCorpus } from "../corpus/corpus.ts";
+import { chordOverlap } from "../helpers/mir-metrics.ts";
+import { PITCH_NAMES } from "../music/theory.ts";
+
+const execFileAsync = promisify(execFile);
+const SHIFTS = [-5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6];
+const STRETCHES = [0.85, 0.88, 0.91, 0.94, 0.97, 1.03, 1.06, 1.09, 1.12, 1.15];
+
+const analyse = async (file: string): Promise<MusicAnalysis> => {
+  const pcm = await decodeAudio(file, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
+  return analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
+};
+
+interface Row {
+  id: string;
+  shift: number;
+  key: string;
+  keyFollows: boolean;
+  chordsFollow: number;
+  stretch: number;
+  bpm: string;
+  tempoFollows: boolean;
+}
+
+/** "F#m" or "A minor" moved by `semitones` in the same spelling; "N" stays. */
+function transpose(label: string, semitones: number): string {
+  const match = /^([A-G][#b]?)(.*)$/.exec(label);
+  if (!match) return label;
+  const index = PITCH_NAMES.indexOf(match[1] as (typeof PITCH_NAMES)[number]);
+  return `${PITCH_NAMES[(((index + semitones) % 12) + 12) % 12]}${match[2]}`;
+}
+
+test("music analysis follows transposition and time-stretching of the corpus (figures only)", {
+  skip: process.env.MIXDOWN_CORPUS_INVARIANCE !== "1" && "set MIXDOWN_CORPUS_INVARIANCE=1 to run",
+}, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-invariance-"));
+  try {
+    for (const split of ["development", "held-out"] as const) {
+      const rows: Row[] = [];
+      const tracks = await renderedCorpus(split);
+      for (const [i, track] of tracks.entries()) {
+        const shift = SHIFTS[i % SHIFTS.length] as number;
+        const stretch = STRETCHES[(i * 7) % STRETCHES.length] as number;
+        const shifted = path.join(dir, "shifted.wav");
+        const stretched = path.join(dir, "stretched.wav");
+        await execFileAsync("sox", [track.mixture, shifted, "pitch", String(100 * shift)]);
+        await execFileAsync("sox", [track.mixture, stretched, "tempo", "-m", String(stretch)]);
+        const original = await analyse(track.mixture);
+        const moved = await analyse(shifted);
+        const faster = await analyse(stretched);
+        const expectedChords = original.chords.map((c) => ({ ...c, chord: transpose(c.chord, shift) }));
+        rows.push({
+          id: track.id,
+          shift,
+          key: `${original.key.name}→${moved.key.name}`,
+          keyFollows: moved.key.name === transpose(original.key.name, shift),
+          chordsFollow: chordOverlap(expectedChords, moved.chords),
+          stretch,
+          bpm: `${original.bpm.toFixed(1)}→${faster.bpm.toFixed(1)}`,
+          tempoFollows: Math.abs(faster.bpm / (original.bpm * stretch) - 1) <= 0.03,
+        });
+      }
+      for (const r of rows) t.diagnostic(`${JSON.stringify(r)}`);
+      const share = (pick: (r: Row) => boolean) => rows.filter(pick).length / rows.length;
+      t.diagnostic(
+        `summary ${split}: ${JSON.stringify({
+          tracks: rows.length,
+          keyFollowsTransposition: share((r) => r.keyFollows),
+          chordsFollowMean: rows.reduce((a, r) => a + r.chordsFollow, 0) / rows.length,
+          chordsFollowAtLeast90Percent: share((r) => r.chordsFollow >= 0.9),
+          tempoFollowsStretch: share((r) => r.tempoFollows),
+        })}`,
+      );
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
