@@ -9,6 +9,7 @@ import { type DashboardContext, PREFIX } from "./context.ts";
 import { csrfHook } from "./csrf-hook.ts";
 import { applicationPage } from "./pages/application.ts";
 import { applicationsPage } from "./pages/applications.ts";
+import { jobPage } from "./pages/job.ts";
 import { jobsPage } from "./pages/jobs.ts";
 import { setupPage } from "./pages/setup.ts";
 import { signInPage } from "./pages/sign-in.ts";
@@ -81,6 +82,7 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
       applicationsPage(scope, context);
       applicationPage(scope, context);
       jobsPage(scope, context);
+      jobPage(scope, context);
     },
     { prefix: PREFIX },
   );

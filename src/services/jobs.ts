@@ -108,6 +108,20 @@ export class JobService {
     return this.store.searchJobs(search);
   }
 
+  /** Any application's job by id (for operators), through the search, which matches ids exactly. */
+  async findForOperator(id: string): Promise<Job | undefined> {
+    const page = await this.store.searchJobs({
+      appIds: [],
+      statuses: [],
+      workflows: [],
+      batchName: undefined,
+      text: id,
+      page: 0,
+      size: 50,
+    });
+    return page.items.find((job) => job.id === id);
+  }
+
   /** Irreversible: stops the job if running, removes it and its stored results. */
   async delete(appId: string, id: string): Promise<void> {
     if (!(await this.store.getJobStatus(appId, id))) throw new ApiError("JOB_NOT_FOUND");

@@ -19,6 +19,11 @@ const ROUTES: [string, string][] = [
   ["POST", "/dashboard/applications/00000000-0000-4000-8000-000000000000/rotate-key"],
   ["GET", "/dashboard/applications/00000000-0000-4000-8000-000000000000/revoke"],
   ["POST", "/dashboard/applications/00000000-0000-4000-8000-000000000000/revoke"],
+  ["GET", "/dashboard/jobs"],
+  ["GET", "/dashboard/jobs?fragment=results"],
+  ["GET", "/dashboard/jobs/00000000-0000-4000-8000-000000000000"],
+  ["GET", "/dashboard/jobs/00000000-0000-4000-8000-000000000000/delete"],
+  ["POST", "/dashboard/jobs/00000000-0000-4000-8000-000000000000/delete"],
   ["POST", "/dashboard/sign-out"],
   ["GET", "/dashboard/no-such-page"],
 ];

@@ -139,6 +139,34 @@ for (const { backend, skip } of BACKENDS)
       for (const id of bulk) await server.waitForJob(labelA.apiKey, id);
     });
 
+    test("a job's page: timeline, error, results to download, parameters; delete after confirmation", async () => {
+      await open(`?app=${labelB.id}`);
+      await page.getByRole("link", { name: "beta good" }).click();
+      await page.getByRole("heading", { name: "beta good" }).waitFor();
+      const main = await page.locator("main").innerText();
+      assert.match(main, /SUCCEEDED/);
+      assert.match(main, /Label B/);
+      assert.match(main, /Completed\s+\d{4}-\d\d-\d\d [\d:]+ UTC\s+ran [\d.]+ s/);
+      assert.match(main, /"format": "mp3"/);
+      const download = page.getByRole("link", { name: "Download" });
+      const response = await fetch(String(await download.getAttribute("href")));
+      assert.equal(response.status, 200);
+      assert.ok((await response.arrayBuffer()).byteLength > 1000);
+      await assertAccessible(page, "job");
+      if (backend === "embedded") await screenshot(page, "dashboard-job");
+
+      await page.goto(`${server.url}/dashboard/jobs/${created[3]}`);
+      assert.equal(await page.getByRole("heading", { name: XSS_NAME }).count(), 1);
+      assert.match(await page.locator(".error-card").innerText(), /BAD_INPUT/);
+      assert.deepEqual(dialogs, []);
+
+      await page.getByRole("link", { name: "Delete…" }).click();
+      await page.getByRole("button", { name: "Delete job" }).click();
+      await page.waitForURL("**/dashboard/jobs");
+      assert.equal((await server.api("GET", `/v1/job/${created[3]}`, { key: labelB.apiKey })).status, 404);
+      assert.equal((await page.goto(`${server.url}/dashboard/jobs/${created[3]}`))?.status(), 404);
+    });
+
     test("rows update live: a new job appears and reaches its end without a reload", async () => {
       await open(`?app=${labelB.id}`);
       await page.evaluate(() => {
