@@ -50,7 +50,11 @@ export interface AlignmentResult {
   condition: string;
   /** Seconds, one per word (Infinity when the word was not placed). */
   errors: number[];
+  /** Over the placed words. */
   mean: number;
+  max: number;
+  /** Words the aligner could not place. */
+  unplaced: number;
 }
 
 /**
@@ -99,11 +103,14 @@ export async function alignmentErrors(
     const a = alignment[i];
     return a?.start == null ? Number.POSITIVE_INFINITY : Math.abs(a.start - t.start);
   });
+  const placed = errors.filter(Number.isFinite);
   return {
     voice: voice.id,
     condition: condition.id,
     errors,
-    mean: errors.reduce((s, e) => s + e, 0) / Math.max(1, errors.length),
+    mean: placed.reduce((s, e) => s + e, 0) / Math.max(1, placed.length),
+    max: Math.max(0, ...placed),
+    unplaced: errors.length - placed.length,
   };
 }
 

@@ -49,12 +49,16 @@ try {
     const aligned = await twoAtATime(jobs, ({ voice, condition }) =>
       alignmentErrors(voice, (voice.split === "dev" ? DEV_SENTENCES : HELD_OUT_SENTENCES).slice(0, 4), condition),
     );
-    console.log(`\n| voice | ${alignConditions.map((c) => `${c.id}: mean / max word-start error`).join(" | ")} |`);
+    console.log(
+      `\n| voice | ${alignConditions.map((c) => `${c.id}: mean / max start error (unplaced words)`).join(" | ")} |`,
+    );
     console.log(`|---|${alignConditions.map(() => "---:").join("|")}|`);
     for (const voice of VOICES.filter((v) => voiceIds.includes(v.id))) {
       const row = alignConditions.map((c) => {
         const r = aligned.find((x) => x.voice === voice.id && x.condition === c.id);
-        return r ? `${(r.mean * 1000).toFixed(0)} / ${(Math.max(...r.errors) * 1000).toFixed(0)} ms` : "";
+        return r
+          ? `${(r.mean * 1000).toFixed(0)} / ${(r.max * 1000).toFixed(0)} ms (${r.unplaced} of ${r.errors.length})`
+          : "";
       });
       console.log(`| ${voice.describe} | ${row.join(" | ")} |`);
     }
