@@ -57,6 +57,9 @@ interface Figures {
   rest: number;
   oracleTarget: number;
   oracleRest: number;
+  /** The mixture itself taken as each stem: what a separator must beat. */
+  mixtureTarget: number;
+  mixtureRest: number;
 }
 
 function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): Figures {
@@ -66,6 +69,8 @@ function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): F
     rest: sdr(subtract(mix, estimate), rest),
     oracleTarget: sdr(ideal, target),
     oracleRest: sdr(subtract(mix, ideal), rest),
+    mixtureTarget: sdr(mix, target),
+    mixtureRest: sdr(mix, rest),
   };
 }
 
@@ -101,6 +106,8 @@ function summary(list: Figures[]) {
   const oracleTarget = mean((f) => f.oracleTarget);
   const oracleRest = mean((f) => f.oracleRest);
   return {
+    mixtureAsTarget: round2(mean((f) => f.mixtureTarget)),
+    mixtureAsRest: round2(mean((f) => f.mixtureRest)),
     target: round2(target),
     oracleTarget: round2(oracleTarget),
     targetRatio: round2(target / oracleTarget),
