@@ -1,68 +1,20 @@
 /**
- * The rendered corpus: two splits of songs, "development" (60, the methods may be tuned on it) and "held-out"
- * (40, another seed, never tuned on). Specs are stratified (even spreads, exact counts, shuffled) so meter,
- * groove, tempo, key and mode are not correlated. Rendered once into a cache directory named by a hash of this
- * generator's source and the soundfont, reused by every test file and run; tracks are written atomically
- * (rendered into a temporary directory, then renamed), with a lock so two test processes share the work.
+ * The rendered corpus (specs.ts, song.ts, render.ts), rendered once into a cache directory named by a hash of
+ * the generator's sources and the soundfont, and reused by every test file and run. Tracks are written
+ * atomically (rendered into a temporary directory, then renamed), with a lock so two test processes share
+ * the work. Corpus directories of other generator versions unused for a day are deleted (2.6 GB each).
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Rng } from "../music/synth.ts";
-import { GROOVES } from "./drums.ts";
 import { renderSong, SOUNDFONT } from "./render.ts";
 import type { SongSpec } from "./song.ts";
-import type { CorpusTruth, Meter, Mode, Stem } from "./types.ts";
+import { corpusSpecs, type Split } from "./specs.ts";
+import type { CorpusTruth, Stem } from "./types.ts";
 
-export type Split = "development" | "held-out";
-
-export const SPLITS: Record<Split, { count: number; seed: number }> = {
-  development: { count: 60, seed: 18_001 },
-  "held-out": { count: 40, seed: 18_002 },
-};
-
-/** `count` items cycling through `values`. */
-const cycle = <T>(count: number, values: readonly T[]) =>
-  Array.from({ length: count }, (_, i) => values[i % values.length] as T);
-
-export function corpusSpecs(split: Split): SongSpec[] {
-  const { count, seed } = SPLITS[split];
-  const rng = new Rng(seed);
-  const threes = Math.round(count * 0.25);
-  const sixes = Math.round(count * 0.15);
-  const meters = rng.shuffle(
-    Array.from({ length: count }, (_, i): Meter => (i < threes ? "3/4" : i < threes + sixes ? "6/8" : "4/4")),
-  );
-  const groovesOf = (meter: Meter) => rng.shuffle(GROOVES.filter((g) => g.meter === meter).map((g) => g.name));
-  const pools = new Map<Meter, string[]>();
-  const tonics = rng.shuffle(cycle(count, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
-  const modes = rng.shuffle(Array.from({ length: count }, (_, i): Mode => (i % 2 ? "minor" : "major")));
-  const tempoPlaces = rng.shuffle(Array.from({ length: count }, (_, i) => (i + 0.5) / count));
-  const ritardandos = rng.shuffle(Array.from({ length: count }, (_, i) => i < Math.round(count * 0.25)));
-  const pickups = rng.shuffle(Array.from({ length: count }, (_, i) => i < Math.round(count * 0.3)));
-  return meters.map((meter, i) => {
-    const pool = pools.get(meter) ?? [];
-    if (pool.length === 0) pool.push(...groovesOf(meter));
-    pools.set(meter, pool);
-    const name = pool.pop();
-    const groove = GROOVES.find((g) => g.name === name) as (typeof GROOVES)[number];
-    const [low, high] = groove.bpm;
-    const beatsPerBar = meter === "4/4" ? 4 : meter === "3/4" ? 3 : 2;
-    return {
-      id: `${split}-${String(i + 1).padStart(3, "0")}`,
-      seed: seed * 1000 + i,
-      bpm: Math.round(low + (high - low) * (tempoPlaces[i] as number)),
-      meter,
-      groove: groove.name,
-      tonic: tonics[i] as number,
-      mode: modes[i] as Mode,
-      ritardando: ritardandos[i] as boolean,
-      pickupBeats: pickups[i] ? 1 + ((i * 7) % Math.min(2, beatsPerBar - 1)) : 0,
-    };
-  });
-}
+export { corpusSpecs, SPLITS, type Split } from "./specs.ts";
 
 export interface RenderedTrack {
   id: string;
@@ -74,13 +26,13 @@ export interface RenderedTrack {
 
 /** What the rendered audio and truth depend on: this generator's sources and the soundfont. */
 const GENERATOR_SOURCES = [
-  "corpus.ts",
   "drums.ts",
   "harmony.ts",
   "midi.ts",
   "parts.ts",
   "render.ts",
   "song.ts",
+  "specs.ts",
   "timeline.ts",
   "types.ts",
   "../music/synth.ts",
@@ -88,12 +40,29 @@ const GENERATOR_SOURCES = [
 ];
 
 /** The cache directory of this generator version. */
+const PREFIX = "mixdown-corpus-";
+/** Other versions' corpus directories are deleted when unused for this long. */
+const STALE_CORPUS_MS = 24 * 3600_000;
+
 export function corpusDir(): string {
   const hash = createHash("sha256");
   const here = path.dirname(new URL(import.meta.url).pathname);
   for (const file of GENERATOR_SOURCES) hash.update(fs.readFileSync(path.join(here, file)));
   hash.update(String(fs.statSync(SOUNDFONT).size));
-  return path.join(os.tmpdir(), `mixdown-corpus-${hash.digest("hex").slice(0, 12)}`);
+  return path.join(os.tmpdir(), `${PREFIX}${hash.digest("hex").slice(0, 12)}`);
+}
+
+/** Touches `root`'s use mark and deletes the other corpus directories whose mark is a day old. */
+async function markUsedAndPrune(root: string): Promise<void> {
+  const now = new Date();
+  await fsp.writeFile(path.join(root, ".used"), "");
+  await fsp.utimes(path.join(root, ".used"), now, now);
+  for (const name of await fsp.readdir(os.tmpdir())) {
+    const dir = path.join(os.tmpdir(), name);
+    if (!name.startsWith(PREFIX) || dir === root || name.includes(".")) continue;
+    const used = fs.statSync(path.join(dir, ".used"), { throwIfNoEntry: false }) ?? fs.statSync(dir);
+    if (now.getTime() - used.mtimeMs > STALE_CORPUS_MS) await fsp.rm(dir, { recursive: true, force: true });
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -127,6 +96,7 @@ async function ensureRendered(spec: SongSpec, dir: string): Promise<void> {
 export async function renderedCorpus(split: Split, only?: (spec: SongSpec) => boolean): Promise<RenderedTrack[]> {
   const root = corpusDir();
   await fsp.mkdir(root, { recursive: true });
+  await markUsedAndPrune(root);
   const specs = corpusSpecs(split).filter((s) => !only || only(s));
   const queue = [...specs];
   const worker = async () => {
