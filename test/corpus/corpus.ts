@@ -60,8 +60,10 @@ async function markUsedAndPrune(root: string): Promise<void> {
   for (const name of await fsp.readdir(os.tmpdir())) {
     const dir = path.join(os.tmpdir(), name);
     if (!name.startsWith(PREFIX) || dir === root || name.includes(".")) continue;
-    const used = fs.statSync(path.join(dir, ".used"), { throwIfNoEntry: false }) ?? fs.statSync(dir);
-    if (now.getTime() - used.mtimeMs > STALE_CORPUS_MS) await fsp.rm(dir, { recursive: true, force: true });
+    // Another process may be deleting it too: a directory that vanished meanwhile is simply skipped.
+    const used =
+      fs.statSync(path.join(dir, ".used"), { throwIfNoEntry: false }) ?? fs.statSync(dir, { throwIfNoEntry: false });
+    if (used && now.getTime() - used.mtimeMs > STALE_CORPUS_MS) await fsp.rm(dir, { recursive: true, force: true });
   }
 }
 
