@@ -93,7 +93,7 @@ function runDecoder(binary: string, argv: string[], signal?: AbortSignal): Promi
 }
 
 /** pocketsphinx counts in frames of 10 ms. */
-const FRAME = 0.01;
+const FRAMES_PER_SECOND = 100;
 
 /**
  * Parses a `-hypseg` file: per utterance "id S _ T _ A _ L _", then "startFrame acoustic lm token" per token
@@ -104,14 +104,18 @@ export function parseHypseg(text: string, utterances: { start: number }[]): Time
   for (const line of text.split("\n")) {
     const fields = line.trim().split(/\s+/);
     const utterance = Number(/^u(\d+)$/.exec(fields[0] ?? "")?.[1]);
-    const offset = utterances[utterance]?.start;
-    if (offset === undefined || fields[1] !== "S") continue;
+    const start = utterances[utterance]?.start;
+    if (start === undefined || fields[1] !== "S") continue;
+    const offset = Math.round(start * FRAMES_PER_SECOND);
     const rest = fields.slice(9);
     for (let i = 0; i + 4 < rest.length; i += 4) {
       const token = (rest[i + 3] as string).replace(/\(\d+\)$/, "");
-      const start = offset + Number(rest[i]) * FRAME;
-      const end = offset + Number(rest[i + 4]) * FRAME;
-      tokens.push({ token, start, end, utterance });
+      tokens.push({
+        token,
+        start: (offset + Number(rest[i])) / FRAMES_PER_SECOND,
+        end: (offset + Number(rest[i + 4])) / FRAMES_PER_SECOND,
+        utterance,
+      });
     }
   }
   return tokens;
@@ -134,9 +138,10 @@ export async function runPocketsphinxBatch(
   const ctl = path.join(workDir, "utterances.ctl");
   const hypseg = path.join(workDir, "utterances.hypseg");
   const stem = wav.replace(/\.wav$/, "");
-  const lines = spans.map((s, i) => `${stem} ${Math.round(s.start / FRAME)} ${Math.round(s.end / FRAME)} u${i}\n`);
+  const frame = (seconds: number) => Math.round(seconds * FRAMES_PER_SECOND);
+  const lines = spans.map((s, i) => `${stem} ${frame(s.start)} ${frame(s.end)} u${i}\n`);
   await fsp.writeFile(ctl, lines.join(""));
-  const starts = spans.map((s) => ({ start: Math.round(s.start / FRAME) * FRAME }));
+  const starts = spans.map((s) => ({ start: frame(s.start) / FRAMES_PER_SECOND }));
   const argv = ["-ctl", ctl, "-adcin", "yes", "-cepext", ".wav", "-adchdr", String(WAV_HEADER_BYTES)];
   argv.push("-hypseg", hypseg, "-hmm", setup.hmm, "-remove_silence", "no", ...args);
   await runDecoder(setup.batchBinary, argv, signal);
