@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { type DashboardContext, PREFIX, SESSION_COOKIE } from "./context.ts";
 import { view } from "./render.ts";
 
-/** Pages a visitor without a session may open. */
-const PUBLIC = [/^\/dashboard\/sign-in$/, /^\/dashboard\/setup\/[\w-]+$/];
+/** Routes a visitor without a session may open (by the route matched, never by the raw URL). */
+const PUBLIC = new Set([`${PREFIX}/sign-in`, `${PREFIX}/setup/:token`]);
 const ASSETS = `${PREFIX}/assets/`;
 
 /**
@@ -12,8 +12,8 @@ const ASSETS = `${PREFIX}/assets/`;
  */
 export function sessionHook(context: DashboardContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split("?")[0]?.replace(/\/+$/, "") ?? "";
-    if (path.startsWith(ASSETS)) return;
+    const route = request.routeOptions.url ?? "";
+    if (route.startsWith(ASSETS)) return;
     reply.header("cache-control", "no-store");
     if (request.headers.authorization !== undefined) {
       reply.code(401);
@@ -25,7 +25,7 @@ export function sessionHook(context: DashboardContext) {
     const sessionId = request.cookies[SESSION_COOKIE];
     request.operatorSession = await context.runtime.operators.session(sessionId);
     if (sessionId && !request.operatorSession) reply.clearCookie(SESSION_COOKIE, { path: PREFIX });
-    if (request.operatorSession || PUBLIC.some((pattern) => pattern.test(path))) return;
+    if (request.operatorSession || PUBLIC.has(route)) return;
     return reply.redirect(`${PREFIX}/sign-in`, 303);
   };
 }
