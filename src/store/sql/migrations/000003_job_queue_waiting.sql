@@ -3,6 +3,3 @@
 CREATE INDEX job_queue_by_app_lease_job ON job_queue (app_id, lease_expires_at, job_id);
 DROP INDEX job_queue_by_app;
 
--- Jobs waiting, by application: Postgres counts an application's waiting jobs at every enqueue (its fair-share
--- rank) and all of them for the queue depth; without this it read every job the application ever had.
-CREATE INDEX jobs_queued_by_app ON jobs (app_id) WHERE status = 'QUEUED';
