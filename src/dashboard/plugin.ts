@@ -51,6 +51,10 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
   const context: DashboardContext = { runtime, secureCookies: runtime.config.tls !== undefined };
   await app.register(
     async (scope) => {
+      // Pages for people, not part of the documented API.
+      scope.addHook("onRoute", (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
       await scope.register(cookie);
       await scope.register(formbody, { bodyLimit: 64 * 1024 });
       await scope.register(helmet, helmetOptions(context.secureCookies));

@@ -80,6 +80,15 @@ for (const { backend, skip } of BACKENDS)
       }
     });
 
+    test("the OpenAPI document is the API's alone: no dashboard page in it", async () => {
+      const paths = Object.keys((await (await fetch(`${server.url}/openapi.json`)).json()).paths);
+      assert.ok(paths.includes("/v1/job"));
+      assert.deepEqual(
+        paths.filter((p) => p === "/" || p.startsWith("/dashboard")),
+        [],
+      );
+    });
+
     test("every page carries the security headers: CSP without inline script, no framing, no referrer", async () => {
       for (const path of ["/dashboard/sign-in", "/dashboard/applications", "/dashboard/setup/x"]) {
         const response = await fetch(`${server.url}${path}`, { redirect: "manual" });
