@@ -26,6 +26,10 @@ process.on("message", (request: LauncherRequest) => {
     .finally(() => running.delete(id));
 });
 
+// Its life is its parent's: a SIGINT or SIGTERM sent to the whole process group (Ctrl-C, a service manager) is for
+// the parent, which answers by stopping its jobs through this process or by exiting, which closes the channel.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => {});
+
 process.on("disconnect", () => {
   for (const controller of running.values()) controller.abort();
 });

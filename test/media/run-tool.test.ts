@@ -59,6 +59,16 @@ test("aborting a run stops the tool: the run rejects with the reason once its pr
   assert.equal(alive(tool), false);
 });
 
+test("the launcher outlives a SIGINT or SIGTERM sent to the process group: it ends with its parent", async () => {
+  await runTool("true", []);
+  const launcher = toolLauncher.pid as number;
+  process.kill(launcher, "SIGTERM");
+  process.kill(launcher, "SIGINT");
+  await delay(100);
+  assert.equal((await runTool("echo", ["still here"])).trim(), "still here");
+  assert.equal(toolLauncher.pid, launcher);
+});
+
 test("when the launcher dies, its runs fail and the next run starts a new launcher", async () => {
   const run = runTool("sleep", ["30"]);
   const first = toolLauncher.pid as number;
