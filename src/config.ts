@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
@@ -29,6 +30,11 @@ export interface Config {
   tls: TlsConfig | undefined;
   /** A dashboard session unused this long ends. */
   dashboardSessionIdleMs: number;
+  /**
+   * Addresses (or CIDR ranges) of reverse proxies whose X-Forwarded-For is believed, so that a client's own
+   * address is the one sign-in throttling counts; empty: the connection's address.
+   */
+  trustProxy: string[];
 }
 
 export interface TlsConfig {
@@ -160,6 +166,21 @@ function tlsConfig(env: Env): TlsConfig | undefined {
   return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile), cert, key };
 }
 
+/** MIXDOWN_TRUST_PROXY: comma-separated IPv4/IPv6 addresses or CIDR ranges. */
+function proxies(env: Env): string[] {
+  const raw = env.MIXDOWN_TRUST_PROXY?.trim();
+  if (!raw) return [];
+  const list = raw.split(",").map((part) => part.trim());
+  for (const entry of list) {
+    const [address, bits, ...rest] = entry.split("/");
+    const family = net.isIP(address ?? "");
+    const width = family === 4 ? 32 : 128;
+    if (family === 0 || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= width)))
+      throw new ConfigError(`MIXDOWN_TRUST_PROXY must list IP addresses or CIDR ranges, got "${entry}"`);
+  }
+  return list;
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Reads and validates the whole configuration; throws ConfigError with a message naming the variable. */
@@ -204,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret,
     tls,
     dashboardSessionIdleMs: integer(env, "MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS", 12, 1, 24 * 365) * 3600 * 1000,
+    trustProxy: proxies(env),
   };
 }
 
@@ -234,6 +256,9 @@ export const CONFIG_HELP = `Environment:
                               same value on every node in distributed mode)
   MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS
                               a dashboard sign-in unused this many hours ends (default 12)
+  MIXDOWN_TRUST_PROXY         reverse proxies (addresses or CIDR ranges, comma-separated) whose
+                              X-Forwarded-For gives the client's address, e.g. for sign-in throttling
+                              (default: none, the connection's address counts)
 
 Distributed mode (both optional, independent):
   MIXDOWN_DATABASE_URL        postgres://… : metadata in Postgres, queue in pg-boss

@@ -53,6 +53,8 @@ export async function buildServer(
       return typeof given === "string" && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
+    // Behind named reverse proxies, request.ip is the client's (the dashboard throttles sign-ins by it).
+    ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true },
   });

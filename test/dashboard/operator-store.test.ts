@@ -149,3 +149,17 @@ test("MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS: 12 by default, validated", () => {
         error instanceof ConfigError && error.message.includes("MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS"),
     );
 });
+
+test("MIXDOWN_TRUST_PROXY: addresses or CIDR ranges, validated", () => {
+  assert.deepEqual(loadConfig({}).trustProxy, []);
+  assert.deepEqual(loadConfig({ MIXDOWN_TRUST_PROXY: "10.0.0.1, 10.1.0.0/16,::1" }).trustProxy, [
+    "10.0.0.1",
+    "10.1.0.0/16",
+    "::1",
+  ]);
+  for (const bad of ["proxy.local", "10.0.0.0/33", "10.0.0.1/8/1", "true"])
+    assert.throws(
+      () => loadConfig({ MIXDOWN_TRUST_PROXY: bad }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes("MIXDOWN_TRUST_PROXY"),
+    );
+});
