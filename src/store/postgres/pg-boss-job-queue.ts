@@ -9,6 +9,8 @@ import { listen } from "./listen.ts";
 export const QUEUE = "mixdown-jobs";
 /** NOTIFY'd by every enqueue, in its transaction (so only once it commits): idle workers LISTEN and look at once. */
 const QUEUED_CHANNEL = "mixdown_job_queued";
+/** Advisory lock key under which capped fetches take turns (any constant of our own). */
+const CAPPED_FETCH_LOCK = 0x6d697864; // "mixd"
 
 /** How many jobs a pg-boss command changed (its typings leave the response shape open). */
 const affected = (response: object): number => (response as { affected?: number }).affected ?? 0;
@@ -94,9 +96,7 @@ export class PgBossJobQueue implements JobQueue {
   async claim(workerId: string): Promise<ClaimedJob | undefined> {
     void workerId;
     for (;;) {
-      const options =
-        this.appConcurrency > 0 ? { batchSize: 1, groupConcurrency: this.appConcurrency } : { batchSize: 1 };
-      const [fetched] = await this.boss.fetch<{ jobId: string }>(QUEUE, options);
+      const [fetched] = await this.fetchOne();
       if (!fetched) return undefined;
       const attempt = { id: fetched.id, retryCount: fetched.retryCount };
       const row = await this.db
@@ -121,6 +121,19 @@ export class PgBossJobQueue implements JobQueue {
         attempt: fetched.retryCount + 1,
       };
     }
+  }
+
+  /**
+   * pg-boss checks a group's running jobs inside its fetch, so two fetches at once (every idle worker wakes on
+   * the same NOTIFY) could each see none running and both start one of the same application. With a cap,
+   * fetches take turns under a transaction-scoped advisory lock: each sees the ones before it committed.
+   */
+  private fetchOne() {
+    if (this.appConcurrency === 0) return this.boss.fetch<{ jobId: string }>(QUEUE, { batchSize: 1 });
+    return this.transaction(async (client, db) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [CAPPED_FETCH_LOCK]);
+      return this.boss.fetch<{ jobId: string }>(QUEUE, { batchSize: 1, groupConcurrency: this.appConcurrency, db });
+    });
   }
 
   async heartbeat(jobId: string): Promise<boolean> {
