@@ -3,6 +3,8 @@
  * filters and noise. All of it is plain loops over typed arrays, deterministic given the PRNG.
  */
 
+import { pinkNoiseFrom } from "../helpers/audio.ts";
+
 /** mulberry32: a small, fast, well-mixed 32-bit PRNG; the same seed always gives the same sequence. */
 export class Rng {
   private state: number;
@@ -266,28 +268,11 @@ export function hatSample(sampleRate: number, rng: Rng): Float32Array {
 export function addNoise(channels: Float32Array[], rms: number, pink: boolean, rng: Rng): void {
   const noise = new Float32Array(channels[0]?.length ?? 0);
   for (const channel of channels) {
-    let b0 = 0;
-    let b1 = 0;
-    let b2 = 0;
-    let b3 = 0;
-    let b4 = 0;
-    let b5 = 0;
-    let b6 = 0;
+    const white = () => rng.next() * 2 - 1;
+    const values = pink ? pinkNoiseFrom(white, noise.length) : Float64Array.from({ length: noise.length }, white);
     let power = 0;
     for (let i = 0; i < noise.length; i++) {
-      const white = rng.next() * 2 - 1;
-      let value = white;
-      if (pink) {
-        // Paul Kellet's refined pink-noise filter.
-        b0 = 0.99886 * b0 + white * 0.0555179;
-        b1 = 0.99332 * b1 + white * 0.0750759;
-        b2 = 0.969 * b2 + white * 0.153852;
-        b3 = 0.8665 * b3 + white * 0.3104856;
-        b4 = 0.55 * b4 + white * 0.5329522;
-        b5 = -0.7616 * b5 - white * 0.016898;
-        value = b0 + b1 + b2 + b3 + b4 + b5 + b6 + white * 0.5362;
-        b6 = white * 0.115926;
-      }
+      const value = values[i] as number;
       noise[i] = value;
       power += value * value;
     }

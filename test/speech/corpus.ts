@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import tonejs from "@tonejs/midi";
+import { pinkNoiseFrom } from "../helpers/audio.ts";
 import { RATE, readWav, speak } from "./speech-audio.ts";
 
 const execFileAsync = promisify(execFile);
@@ -153,7 +154,6 @@ export const CONDITIONS: Condition[] = [
 
 /** Seeded pink noise (Paul Kellet's filter over white noise), unit RMS. */
 export function pinkNoise(length: number, seed = 12345): Float32Array {
-  const out = new Float32Array(length);
   let state = seed >>> 0;
   const white = () => {
     // Sum of uniforms: near Gaussian, deterministic.
@@ -164,25 +164,7 @@ export function pinkNoise(length: number, seed = 12345): Float32Array {
     }
     return sum;
   };
-  let b0 = 0;
-  let b1 = 0;
-  let b2 = 0;
-  let b3 = 0;
-  let b4 = 0;
-  let b5 = 0;
-  let b6 = 0;
-  for (let i = 0; i < length; i++) {
-    const w = white();
-    b0 = 0.99886 * b0 + w * 0.0555179;
-    b1 = 0.99332 * b1 + w * 0.0750759;
-    b2 = 0.969 * b2 + w * 0.153852;
-    b3 = 0.8665 * b3 + w * 0.3104856;
-    b4 = 0.55 * b4 + w * 0.5329522;
-    b5 = -0.7616 * b5 - w * 0.016898;
-    out[i] = b0 + b1 + b2 + b3 + b4 + b5 + b6 + w * 0.5362;
-    b6 = w * 0.115926;
-  }
-  return scaleToRms(out, 1);
+  return scaleToRms(Float32Array.from(pinkNoiseFrom(white, length)), 1);
 }
 
 function rms(samples: Float32Array): number {
