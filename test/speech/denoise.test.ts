@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { utterancesOf } from "../../src/modules/transcribe/engines/pocketsphinx.ts";
 import { suppressNoise } from "../../src/speech/denoise.ts";
 import { parseHypseg } from "../../src/speech/pocketsphinx.ts";
+import { estimateSnrDb } from "../../src/speech/snr.ts";
 import { pinkNoise } from "./corpus.ts";
 
 const RATE = 16000;
@@ -70,4 +71,29 @@ test("voiced spans longer than 25 s are decoded as equal parts", () => {
       { start: 50, end: 70 },
     ],
   );
+});
+
+test("SNR estimate from the VAD's spans: pink noise added at +10 dB under a bursty tone reads 10 ± 1 dB, clean reads above 60 dB", () => {
+  const clean = burstyTone(4);
+  const spans = [0, 1, 2, 3].map((s) => ({ start: s, end: s + 0.5 }));
+  const noise = pinkNoise(clean.length);
+  let signal = 0;
+  let power = 0;
+  for (let i = 0; i < clean.length; i++) {
+    signal += (clean[i] as number) ** 2;
+    power += (noise[i] as number) ** 2;
+  }
+  // The tone's power inside its spans against the noise's power everywhere: +10 dB.
+  const scale = Math.sqrt((signal / (clean.length / 2) / (power / clean.length)) * 10 ** -1);
+  const noisy = clean.map((x, i) => x + scale * (noise[i] as number));
+  assert.ok(Math.abs(estimateSnrDb(noisy, spans, RATE) - 10) < 1, `${estimateSnrDb(noisy, spans, RATE)}`);
+  assert.ok(
+    estimateSnrDb(
+      clean.map((x, i) => x + 1e-5 * (noise[i] as number)),
+      spans,
+      RATE,
+    ) > 60,
+  );
+  assert.equal(estimateSnrDb(clean, [], RATE), Number.NEGATIVE_INFINITY);
+  assert.equal(estimateSnrDb(clean, [{ start: 0, end: 4 }], RATE), Number.POSITIVE_INFINITY);
 });
