@@ -27,3 +27,14 @@ export function pinkNoiseFrom(white: () => number, length: number): Float64Array
   }
   return out;
 }
+
+/** The pieces one after another, in one array. */
+export function concatSamples(pieces: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}

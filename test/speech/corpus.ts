@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import tonejs from "@tonejs/midi";
-import { pinkNoiseFrom } from "../helpers/audio.ts";
+import { concatSamples, pinkNoiseFrom } from "../helpers/audio.ts";
 import { RATE, readWav, speak } from "./speech-audio.ts";
 
 const execFileAsync = promisify(execFile);
@@ -66,13 +66,7 @@ async function wordByWord(synthesise: (text: string) => Promise<Float32Array>, t
     pieces.push(audio, gap);
     offset += audio.length + gap.length;
   }
-  const samples = new Float32Array(offset);
-  let at = 0;
-  for (const piece of pieces) {
-    samples.set(piece, at);
-    at += piece.length;
-  }
-  return { samples, words };
+  return { samples: concatSamples(pieces), words };
 }
 
 function espeak(id: string, split: Voice["split"], voice: string, speed: number): Voice {
@@ -263,13 +257,7 @@ export async function readSentences(
     pieces.push(audio, new Float32Array(Math.round(1.5 * RATE)));
     offset += audio.length + Math.round(1.5 * RATE);
   }
-  const speech = new Float32Array(offset);
-  let at = 0;
-  for (const piece of pieces) {
-    speech.set(piece, at);
-    at += piece.length;
-  }
-  return { speech, spoken };
+  return { speech: concatSamples(pieces), spoken };
 }
 
 /** Speech with the condition's bed under all of it (its level set against the RMS of the voiced parts). */

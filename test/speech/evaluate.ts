@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { alignLyricsModule } from "../../src/modules/align-lyrics/index.ts";
 import { transcribeModule } from "../../src/modules/transcribe/index.ts";
+import { concatSamples } from "../helpers/audio.ts";
 import type { Condition, Voice } from "./corpus.ts";
 import { makeBeds, underCondition } from "./corpus.ts";
 import type { CorpusFile } from "./corpus-files.ts";
@@ -78,12 +79,7 @@ export async function alignmentErrors(
     pieces.push(samples, gap);
     offset += samples.length + gap.length;
   }
-  const speech = new Float32Array(offset);
-  let at = 0;
-  for (const piece of pieces) {
-    speech.set(piece, at);
-    at += piece.length;
-  }
+  const speech = concatSamples(pieces);
   const beds = await makeBeds(speech.length);
   const audio = underCondition(
     speech,
