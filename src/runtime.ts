@@ -55,13 +55,17 @@ export async function openStores(config: Config): Promise<StoresWithOperators> {
   };
 }
 
-async function openFiles(config: Config, signer: UrlSigner): Promise<{ blobs: BlobStore; fileUrls: FileUrls }> {
+async function openFiles(
+  config: Config,
+  signer: UrlSigner,
+): Promise<{ blobs: BlobStore; fileUrls: FileUrls; corsProblem?: string }> {
   if (config.s3) {
     const { openS3 } = await import("./store/s3/open.ts");
-    const { blobs, fileUrls } = await openS3(config.s3);
-    if (config.s3.uploadUrls === "presigned") return { blobs, fileUrls };
+    // The dashboard's pages (at the public URL) upload to and read from the bucket themselves.
+    const { blobs, fileUrls, corsProblem } = await openS3(config.s3, new URL(config.publicUrl).origin);
+    if (config.s3.uploadUrls === "presigned") return { blobs, fileUrls, corsProblem };
     const { UploadThroughApiUrls } = await import("./store/s3/upload-through-api-urls.ts");
-    return { blobs, fileUrls: new UploadThroughApiUrls(new SignedFileUrls(signer), fileUrls) };
+    return { blobs, fileUrls: new UploadThroughApiUrls(new SignedFileUrls(signer), fileUrls), corsProblem };
   }
   return { blobs: new LocalBlobStore(path.join(config.dataDir, "blobs")), fileUrls: new SignedFileUrls(signer) };
 }
@@ -70,7 +74,7 @@ async function openFiles(config: Config, signer: UrlSigner): Promise<{ blobs: Bl
 export async function createRuntime(config: Config) {
   const { store, operators, queue, close: closeStores } = await openStores(config);
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
-  const { blobs, fileUrls } = await openFiles(config, signer);
+  const { blobs, fileUrls, corsProblem } = await openFiles(config, signer);
   const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
   const workflows = new WorkflowService(registry, store);
   await workflows.sync(true);
@@ -99,6 +103,8 @@ export async function createRuntime(config: Config) {
      * URLs, downloads unless the store serves them.
      */
     serves: { uploads: config.s3?.uploadUrls !== "presigned", downloads: config.s3 === undefined },
+    /** Why browsers cannot reach the object store's URLs (its CORS rules could not be set), if so. */
+    corsProblem,
     pool: undefined as WorkerPool | undefined,
     /** Starts this process's workers (none when MIXDOWN_WORKERS=0). */
     startWorkers(log: FastifyBaseLogger, onJobEnded?: WorkerPoolOptions["onJobEnded"]) {

@@ -5,15 +5,13 @@ import type { DefinitionError } from "../engine/types.ts";
 import { MODULES } from "../modules/index.ts";
 import { openStores } from "../runtime.ts";
 import { WorkflowService } from "../services/workflows.ts";
-import { DEFINITION_EXTENSIONS, loadDefinitionFile } from "../workflows/load-definition.ts";
-import { checkDefinition, WorkflowRegistry } from "../workflows/registry.ts";
+import { checkDefinitionText, installDefinition } from "../workflows/custom-definitions.ts";
+import { DEFINITION_EXTENSIONS, formatOf } from "../workflows/load-definition.ts";
+import { WorkflowRegistry } from "../workflows/registry.ts";
 import { UsageError } from "./app-commands.ts";
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 const formatErrors = (errors: DefinitionError[]) => errors.map((e) => `  ${e.field}: ${e.message}`).join("\n");
-
-/** File name of a custom workflow in the workflows dir ("acme/mix" → "acme~mix.json"; "~" is not allowed in slugs). */
-const fileNameFor = (slug: string, extension: string) => `${slug.replaceAll("/", "~")}${extension}`;
 
 function validateFile(file: string): { slug: string | undefined; errors: DefinitionError[] } {
   if (!DEFINITION_EXTENSIONS.includes(path.extname(file))) {
@@ -22,10 +20,13 @@ function validateFile(file: string): { slug: string | undefined; errors: Definit
       errors: [{ field: "file", message: `must end with ${DEFINITION_EXTENSIONS.join(", ")}` }],
     };
   }
-  const { raw, errors } = loadDefinitionFile(file);
-  if (errors.length > 0) return { slug: undefined, errors };
-  const slug = (raw as { slug?: unknown })?.slug;
-  return { slug: typeof slug === "string" ? slug : undefined, errors: checkDefinition(raw, MODULES, false) };
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    return { slug: undefined, errors: [{ field: "file", message: `cannot be read: ${(error as Error).message}` }] };
+  }
+  return checkDefinitionText(text, formatOf(file), MODULES);
 }
 
 /** `mixdown workflow validate|add|list|remove`. Exit code 1 when a definition has errors. */
@@ -51,13 +52,8 @@ export async function workflowCommand(
         process.stderr.write(`mixdown: ${target} was not added: ${errors.length} error(s)\n${formatErrors(errors)}\n`);
         return 1;
       }
-      fs.mkdirSync(config.workflowsDir, { recursive: true });
-      for (const ext of DEFINITION_EXTENSIONS)
-        fs.rmSync(path.join(config.workflowsDir, fileNameFor(slug, ext)), { force: true });
-      const destination = path.join(config.workflowsDir, fileNameFor(slug, path.extname(target)));
-      const temporary = `${destination}.tmp-${process.pid}`;
-      fs.copyFileSync(target, temporary);
-      fs.renameSync(temporary, destination);
+      const text = fs.readFileSync(target, "utf8");
+      const destination = installDefinition(config.workflowsDir, slug, text, path.extname(target));
       await recordWorkflows(config);
       print(json ? JSON.stringify({ slug, file: destination }) : `Added workflow "${slug}" (${destination}).`);
       return 0;

@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
-import { isFileType } from "../engine/types.ts";
+import fs from "node:fs";
+import { type DefinitionError, isFileType } from "../engine/types.ts";
 import { ApiError } from "../errors.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
+import { checkDefinitionText, installDefinition } from "../workflows/custom-definitions.ts";
+import { type DefinitionFormat, formatOf } from "../workflows/load-definition.ts";
 import type { LoadedWorkflow, WorkflowRegistry } from "../workflows/registry.ts";
 
 /** A stable UUID-shaped id for a workflow slug. */
@@ -81,6 +84,70 @@ export class WorkflowService {
       outputs,
       steps: (def.steps ?? []).map((s, i) => ({ id: s.id, module: s.module, ...runsWith[i] })),
     };
+  }
+
+  /** Every workflow with whether it can run, and why not: errors in its definition, or what this server lacks. */
+  async catalogue() {
+    await this.sync();
+    const records = new Map((await this.store.listWorkflows(0, 10_000)).items.map((r) => [r.slug, r]));
+    return this.registry.all().map((wf) => {
+      const unavailable = wf.errors.length === 0 ? this.registry.unavailability(wf) : [];
+      return {
+        slug: wf.slug,
+        name: typeof wf.definition.name === "string" ? wf.definition.name : wf.slug,
+        description: typeof wf.definition.description === "string" ? wf.definition.description : "",
+        builtIn: wf.builtIn,
+        runnable: wf.errors.length === 0 && unavailable.length === 0,
+        errors: wf.errors,
+        unavailable,
+        updatedAt: records.get(wf.slug)?.updatedAt,
+      };
+    });
+  }
+
+  /** What `workflow validate` says of a custom definition's text. */
+  check(text: string, format: DefinitionFormat) {
+    return checkDefinitionText(text, format, this.registry.modules);
+  }
+
+  /**
+   * Installs a custom definition as `workflow add` does (a file in MIXDOWN_WORKFLOWS_DIR, replacing the
+   * workflow of the same slug); nothing is written when it has errors, which are returned.
+   */
+  async install(
+    text: string,
+    format: DefinitionFormat,
+  ): Promise<{ slug: string | undefined; errors: DefinitionError[] }> {
+    const checked = this.check(text, format);
+    if (checked.errors.length > 0 || !checked.slug) return checked;
+    const dir = this.customDirectory();
+    installDefinition(dir, checked.slug, text, format === "json" ? ".json" : ".yaml");
+    await this.sync(true);
+    return checked;
+  }
+
+  /** The text of a custom workflow's definition file, as the operator wrote it. */
+  source(slug: string): { text: string; format: DefinitionFormat } {
+    const wf = this.custom(slug);
+    return { text: fs.readFileSync(wf.source, "utf8"), format: formatOf(wf.source) };
+  }
+
+  /** Removes a custom workflow's definition file, as `workflow remove` does. */
+  async remove(slug: string): Promise<void> {
+    fs.rmSync(this.custom(slug).source, { force: true });
+    await this.sync(true);
+  }
+
+  private custom(slug: string): LoadedWorkflow {
+    this.registry.rescan(true);
+    const wf = this.registry.get(slug);
+    if (!wf || wf.builtIn) throw new ApiError("WORKFLOW_NOT_FOUND", `There is no custom workflow "${slug}"`);
+    return wf;
+  }
+
+  private customDirectory(): string {
+    if (!this.registry.customDir) throw new Error("no directory for custom workflows is configured");
+    return this.registry.customDir;
   }
 
   /** The workflow a new job names: 404 if unknown, 422 with the errors if it cannot run. */

@@ -5,6 +5,21 @@ import type { DefinitionError } from "../engine/types.ts";
 
 export const DEFINITION_EXTENSIONS = [".json", ".yaml", ".yml"];
 
+export type DefinitionFormat = "json" | "yaml";
+
+/** The format of a definition file by its extension (.json, or .yaml/.yml). */
+export const formatOf = (file: string): DefinitionFormat => (path.extname(file) === ".json" ? "json" : "yaml");
+
+/** Parses a definition's text; the parse error, if any, as a definition error. */
+export function parseDefinition(text: string, format: DefinitionFormat): { raw: unknown; errors: DefinitionError[] } {
+  try {
+    return { raw: format === "json" ? JSON.parse(text) : parseYaml(text), errors: [] };
+  } catch (error) {
+    const message = `is not valid ${format.toUpperCase()}: ${(error as Error).message}`;
+    return { raw: undefined, errors: [{ field: "file", message }] };
+  }
+}
+
 /** Reads a definition file (JSON or YAML); the parse error, if any, as a definition error. */
 export function loadDefinitionFile(file: string): { raw: unknown; errors: DefinitionError[] } {
   let text: string;
@@ -13,18 +28,5 @@ export function loadDefinitionFile(file: string): { raw: unknown; errors: Defini
   } catch (error) {
     return { raw: undefined, errors: [{ field: "file", message: `cannot be read: ${(error as Error).message}` }] };
   }
-  try {
-    const raw = path.extname(file) === ".json" ? JSON.parse(text) : parseYaml(text);
-    return { raw, errors: [] };
-  } catch (error) {
-    return {
-      raw: undefined,
-      errors: [
-        {
-          field: "file",
-          message: `is not valid ${path.extname(file).slice(1).toUpperCase()}: ${(error as Error).message}`,
-        },
-      ],
-    };
-  }
+  return parseDefinition(text, formatOf(file));
 }

@@ -58,7 +58,8 @@ function loadDir(dir: string, modules: Map<string, Module>, builtIn: boolean): L
 export class WorkflowRegistry {
   readonly modules: Map<string, Module>;
   readonly environment: ModuleEnvironment;
-  private readonly customDir: string | undefined;
+  /** Where the operator's definitions live (MIXDOWN_WORKFLOWS_DIR). */
+  readonly customDir: string | undefined;
   private readonly builtIns: LoadedWorkflow[];
   private custom: LoadedWorkflow[] = [];
   private fingerprint = "";

@@ -1,12 +1,18 @@
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import type { S3Config } from "../../config.ts";
+import { allowBrowserOrigin } from "./browser-cors.ts";
+import { s3PublicBase } from "./public-base.ts";
 import { S3BlobStore } from "./s3-blob-store.ts";
 import { S3FileUrls } from "./s3-file-urls.ts";
 
-/** An S3 client for the configured store, its bucket created if missing. */
+/**
+ * An S3 client for the configured store, its bucket created if missing; with `browserOrigin`, the bucket also
+ * accepts uploads and reads from pages of that origin (`corsProblem` says why not, when it cannot).
+ */
 export async function openS3(
   config: Omit<S3Config, "uploadUrls">,
-): Promise<{ blobs: S3BlobStore; fileUrls: S3FileUrls }> {
+  browserOrigin?: string,
+): Promise<{ blobs: S3BlobStore; fileUrls: S3FileUrls; corsProblem?: string }> {
   const client = new S3Client({
     endpoint: config.endpoint,
     region: config.region,
@@ -29,9 +35,10 @@ export async function openS3(
       });
     });
   }
-  const endpoint = (config.endpoint ?? `https://s3.${config.region}.amazonaws.com`).replace(/\/+$/, "");
-  const base = config.forcePathStyle
-    ? `${endpoint}/${config.bucket}/`
-    : `${endpoint.replace("://", `://${config.bucket}.`)}/`;
-  return { blobs: new S3BlobStore(client, config.bucket), fileUrls: new S3FileUrls(client, config.bucket, base) };
+  const corsProblem = browserOrigin ? await allowBrowserOrigin(client, config.bucket, browserOrigin) : undefined;
+  return {
+    blobs: new S3BlobStore(client, config.bucket),
+    fileUrls: new S3FileUrls(client, config.bucket, s3PublicBase(config)),
+    corsProblem,
+  };
 }
