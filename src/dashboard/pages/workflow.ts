@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { DashboardContext } from "../context.ts";
+import { view } from "../render.ts";
+import { layoutGraph } from "../workflow-graph.ts";
+
+type Schema = Record<string, unknown>;
+export type SlugParams = { Params: { owner: string; name?: string } };
+
+/** The slug of a /…/OWNER/NAME or /…/NAME route (slugs have at most one "/"). */
+export const slugOf = (params: SlugParams["Params"]) => (params.name ? `${params.owner}/${params.name}` : params.owner);
+
+/** A param of the input schema as a row: its type (or choices), whether required, default and limits. */
+function paramRows(inputSchema: Schema) {
+  const properties = (inputSchema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required.map(String) : []);
+  return Object.entries(properties).map(([name, schema]) => {
+    const limits = [
+      typeof schema.minimum === "number" ? `≥ ${schema.minimum}` : "",
+      typeof schema.maximum === "number" ? `≤ ${schema.maximum}` : "",
+      typeof schema.pattern === "string" ? `matches ${schema.pattern}` : "",
+      typeof schema.format === "string" ? `format ${schema.format}` : "",
+    ].filter(Boolean);
+    return {
+      name,
+      type: Array.isArray(schema.enum)
+        ? `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`
+        : [schema.type].flat().filter(Boolean).join(" or ") || "any",
+      required: required.has(name),
+      default: schema.default === undefined ? "" : JSON.stringify(schema.default),
+      limits: limits.join(", "),
+      description: typeof schema.description === "string" ? schema.description : "",
+    };
+  });
+}
+
+/** GET /dashboard/workflows/SLUG: description, params, outputs and the steps drawn as a graph. */
+export function workflowPage(dashboard: FastifyInstance, { runtime }: DashboardContext): void {
+  const show = async (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
+    const slug = slugOf(request.params);
+    const wf = await runtime.workflows.describe(slug);
+    const definition = runtime.workflows.registry.get(slug)?.definition;
+    return view(request, reply, "pages/workflow", {
+      title: wf.name,
+      wf,
+      params: paramRows(wf.inputSchema),
+      outputs: Object.entries(wf.outputs),
+      graph: definition ? layoutGraph(definition) : undefined,
+      styles: ["forms.css"],
+    });
+  };
+  dashboard.get<SlugParams>("/workflows/:owner", show);
+  dashboard.get<SlugParams>("/workflows/:owner/:name", show);
+}

@@ -1,0 +1,289 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { sineWav } from "../helpers/audio.ts";
+import { describeOrSkip } from "../helpers/backends.ts";
+import { startFixture } from "../helpers/http-fixture.ts";
+import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
+import { csrfTokenOf, signInFirstOperator } from "./operator-session.ts";
+
+const JOB_URL = /\/dashboard\/jobs\/([0-9a-f-]{36})$/;
+
+/** A custom workflow whose form has a choice with a default and a number with a default. */
+const DEFAULTS_WORKFLOW = {
+  slug: "test/resample",
+  name: "Resample",
+  description: "Converts to the chosen format and sample rate.",
+  inputSchema: {
+    type: "object",
+    required: ["inputUrl"],
+    additionalProperties: false,
+    properties: {
+      inputUrl: { type: "string", pattern: "^https?://", description: "The audio to resample" },
+      format: { enum: ["wav", "flac"], default: "flac", description: "Output format" },
+      sampleRate: { type: "integer", minimum: 8000, maximum: 96000, default: 22050, description: "Hz" },
+    },
+  },
+  steps: [
+    { id: "input", module: "fetch", inputs: { url: "$params.inputUrl" } },
+    {
+      id: "encode",
+      module: "convert",
+      params: { format: "$params.format", sampleRate: "$params.sampleRate" },
+      inputs: { audio: "$steps.input.file" },
+    },
+  ],
+  outputs: { output: "$steps.encode.audio" },
+};
+
+/** Waits until the job page shows a final status; reloads only if the page has no live region of its own. */
+async function finalStatus(page: Page): Promise<string> {
+  const status = page.locator(".facts .status").first();
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    const text = (await status.innerText()).trim();
+    if (text === "SUCCEEDED" || text === "FAILED") return text;
+    await page.waitForTimeout(500);
+    if ((await page.locator("[data-live-src]").count()) === 0) await page.reload();
+  }
+  throw new Error("the job did not finish within 90 s");
+}
+
+/** Uploads `bytes` through the drop zone of the field, dropped as a file is; returns the percentages shown. */
+async function dropFile(page: Page, fieldId: string, name: string, bytes: Buffer): Promise<string[]> {
+  const zone = page.locator(`[data-upload-for="${fieldId}"]`);
+  await zone.evaluate((element) => {
+    const seen: string[] = [];
+    (window as unknown as { percents: string[] }).percents = seen;
+    const percent = element.querySelector(".upload-percent") as HTMLElement;
+    new MutationObserver(() => seen.push(percent.textContent ?? "")).observe(percent, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
+  });
+  const transfer = await page.evaluateHandle(
+    ({ base64, fileName }) => {
+      const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([data], fileName, { type: "audio/wav" }));
+      return dt;
+    },
+    { base64: bytes.toString("base64"), fileName: name },
+  );
+  await zone.dispatchEvent("drop", { dataTransfer: transfer });
+  await zone.locator(".upload-message", { hasText: `Uploaded ${name}` }).waitFor({ timeout: 30_000 });
+  return page.evaluate(() => (window as unknown as { percents: string[] }).percents);
+}
+
+for (const { backend, skip } of BACKENDS)
+  describeOrSkip(`run a workflow from the browser [${backend}]`, skip ?? chromiumUnavailable, () => {
+    let server: Mixdown;
+    let browser: Browser;
+    let page: Page;
+    let app: AppInfo;
+    const embedded = backend === "embedded";
+
+    before(async () => {
+      server = await Mixdown.start({ MIXDOWN_ALLOW_PRIVATE_URLS: "true" }, { backend, workers: 1 });
+      app = await server.createApp("Studio");
+      browser = await launchChromium();
+      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      context.setDefaultTimeout(10_000);
+      page = await context.newPage();
+      await signInFirstOperator(server, page);
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.dispose();
+      assertNoneRunning();
+    });
+
+    test("drop a file: it goes up through the application's signed upload URL with a progress bar, and the job it feeds succeeds", async () => {
+      await page.goto(`${server.url}/dashboard/run`);
+      await page.getByLabel("Application").selectOption({ label: "Studio" });
+      await page.getByLabel("Workflow").selectOption("mixdown/convert");
+      await page.getByRole("button", { name: "Show the form" }).click();
+      await page.getByRole("heading", { name: /Convert audio/ }).waitFor();
+
+      const wav = sineWav(3, { channels: 2 });
+      const percents = await dropFile(page, "param-inputUrl", "tone.wav", wav);
+      assert.equal(percents.at(-1), "100 %", `progress shown: ${percents.join(", ")}`);
+      const numbers = percents.map((p) => Number.parseInt(p, 10));
+      assert.deepEqual(
+        numbers,
+        [...numbers].sort((a, b) => a - b),
+        "progress never goes back",
+      );
+      assert.equal(await page.locator('[data-upload-for="param-inputUrl"] progress').getAttribute("value"), "100");
+      const downloadUrl = await page.locator("#param-inputUrl").inputValue();
+      // Embedded: Mixdown's own signed URL; distributed: the object store's presigned URL.
+      assert.ok(
+        downloadUrl.startsWith(embedded ? `${server.url}/files/` : `${server.env.MIXDOWN_S3_ENDPOINT}/`),
+        downloadUrl,
+      );
+      assert.equal(await page.getByLabel("Job name").inputValue(), "tone.wav", "named after the file");
+      assert.equal((await fetch(downloadUrl)).status, 200);
+      assert.equal(Buffer.from(await (await fetch(downloadUrl)).arrayBuffer()).equals(wav), true, "the bytes arrived");
+
+      await page.getByLabel("format").selectOption("flac");
+      if (embedded) await screenshot(page, "dashboard-run");
+      await page.getByRole("button", { name: "Run" }).click();
+      await page.waitForURL(JOB_URL);
+      const id = JOB_URL.exec(page.url())?.[1] ?? "";
+      assert.equal(await finalStatus(page), "SUCCEEDED");
+
+      // The job is the application's own, as if created with its key.
+      const job = await server.api("GET", `/v1/job/${id}`, { key: app.apiKey });
+      assert.equal(job.status, 200);
+      assert.equal(job.body.name, "tone.wav");
+      assert.deepEqual(job.body.workflowParams, { inputUrl: downloadUrl, format: "flac" });
+      assert.equal(job.body.status, "SUCCEEDED");
+    });
+
+    if (!embedded) return;
+
+    test("the form follows the input schema: choices as selects, defaults filled in, required marks, descriptions", async () => {
+      const file = `${server.dataDir}/resample.json`;
+      await import("node:fs").then((fs) => fs.writeFileSync(file, JSON.stringify(DEFAULTS_WORKFLOW)));
+      assert.equal((await server.cli(["workflow", "add", file])).code, 0);
+      await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=test/resample`);
+      const format = page.getByLabel("format");
+      assert.deepEqual(await format.locator("option").allInnerTexts(), ["Not set", "wav", "flac (default)"]);
+      assert.equal(await format.inputValue(), "flac");
+      const rate = page.getByLabel("sampleRate");
+      assert.equal(await rate.inputValue(), "22050");
+      assert.equal(await rate.getAttribute("type"), "number");
+      assert.equal(await rate.getAttribute("min"), "8000");
+      assert.match(
+        await page.locator("#param-sampleRate-help").innerText(),
+        /^Hz\. Default: 22050\. Range: 8000 to 96000\.$/,
+      );
+      assert.match(
+        await page.locator("fieldset", { hasText: "inputUrl" }).locator("legend").innerText(),
+        /inputUrl\s+required/,
+      );
+      assert.match(await page.locator("#param-inputUrl-help").innerText(), /The audio to resample/);
+      await assertAccessible(page, "run form with defaults");
+    });
+
+    test("a bad value is refused with the API's own message next to its field, and nothing typed is lost", async () => {
+      await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=mixdown/convert`);
+      await page.getByLabel("Job name").fill("my conversion");
+      await page.getByLabel("or paste a URL").fill("ftp://example.com/a.wav");
+      await page.getByLabel("format").selectOption("mp3");
+      await page.getByLabel("sampleRate").fill("100");
+      await page.getByRole("button", { name: "Run" }).click();
+      await page.getByRole("alert").filter({ hasText: "The job was not created" }).waitFor();
+      assert.match(page.url(), /\/dashboard\/run$/);
+
+      // The same request through the API, for its messages.
+      const api = await server.api("POST", "/v1/job", {
+        key: app.apiKey,
+        body: {
+          name: "x",
+          workflow: "mixdown/convert",
+          params: { inputUrl: "ftp://example.com/a.wav", format: "mp3", sampleRate: 100 },
+        },
+      });
+      assert.equal(api.status, 422);
+      const byField = new Map(
+        (api.body.details as { field: string; message: string }[]).map((d) => [d.field, d.message]),
+      );
+      assert.equal(
+        await page.locator("#param-inputUrl-error").innerText(),
+        `inputUrl ${byField.get("params.inputUrl")}`,
+      );
+      assert.equal(
+        await page.locator("#param-sampleRate-error").innerText(),
+        `sampleRate ${byField.get("params.sampleRate")}`,
+      );
+      assert.match(byField.get("params.sampleRate") ?? "", /must be >= 8000/);
+      assert.equal(await page.getByLabel("sampleRate").getAttribute("aria-invalid"), "true");
+
+      assert.equal(await page.getByLabel("Job name").inputValue(), "my conversion");
+      assert.equal(await page.getByLabel("or paste a URL").inputValue(), "ftp://example.com/a.wav");
+      assert.equal(await page.getByLabel("format").inputValue(), "mp3");
+      assert.equal(await page.getByLabel("sampleRate").inputValue(), "100");
+      await assertAccessible(page, "run form with errors");
+      await screenshot(page, "dashboard-run-errors");
+
+      // An empty name, then a missing required choice: the API's words again, in the API's order.
+      await page.getByLabel("Job name").fill("");
+      await page.getByRole("button", { name: "Run" }).click();
+      await page.locator("#job-name-error").waitFor();
+      assert.equal(await page.locator("#job-name-error").innerText(), "name must NOT have fewer than 1 characters");
+      await page.getByLabel("Job name").fill("my conversion");
+      await page.getByLabel("format").selectOption("");
+      await page.getByRole("button", { name: "Run" }).click();
+      await page.locator("#param-format-error").waitFor();
+      assert.equal(await page.locator("#param-format-error").innerText(), "format is required");
+      const jobs = await server.api("GET", "/v1/job", { key: app.apiKey });
+      assert.equal(jobs.body.length, 1, "only the first test's job exists");
+    });
+
+    test("paste a URL instead of uploading: the job fetches it and succeeds", async () => {
+      const wav = sineWav(1, { channels: 1 });
+      const fixture = await startFixture((_request, response) => {
+        response.writeHead(200, { "content-type": "audio/wav", "content-length": String(wav.length) });
+        response.end(wav);
+      });
+      try {
+        await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=mixdown/convert`);
+        await page.getByLabel("Job name").fill("pasted");
+        await page.getByLabel("or paste a URL").fill(`${fixture.url}/tone.wav`);
+        await page.getByLabel("format").selectOption("wav");
+        await page.getByRole("button", { name: "Run" }).click();
+        await page.waitForURL(JOB_URL);
+        assert.equal(await finalStatus(page), "SUCCEEDED");
+        const id = JOB_URL.exec(page.url())?.[1] ?? "";
+        const job = await server.api("GET", `/v1/job/${id}`, { key: app.apiKey });
+        assert.equal(job.body.workflowParams.inputUrl, `${fixture.url}/tone.wav`);
+      } finally {
+        await fixture.close();
+      }
+    });
+
+    test("the run page passes axe, and its posts need the session's CSRF token", async () => {
+      await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=mixdown/convert`);
+      await assertAccessible(page, "run");
+      await page.goto(`${server.url}/dashboard/run`);
+      await assertAccessible(page, "run chooser");
+      const before = (await server.api("GET", "/v1/job", { key: app.apiKey })).body.length;
+      const form = {
+        app: app.id,
+        workflow: "mixdown/convert",
+        name: "forged",
+        "param.inputUrl": "https://example.com/a.wav",
+        "param.format": "wav",
+      };
+      for (const token of [undefined, "A".repeat(43)]) {
+        const post = await page.request.post(`${server.url}/dashboard/run`, {
+          form: token ? { ...form, _csrf: token } : form,
+          maxRedirects: 0,
+        });
+        assert.equal(post.status(), 403);
+        const upload = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
+          data: { app: app.id },
+          headers: token ? { "x-csrf-token": token } : {},
+          maxRedirects: 0,
+        });
+        assert.equal(upload.status(), 403);
+      }
+      assert.equal((await server.api("GET", "/v1/job", { key: app.apiKey })).body.length, before);
+      // With the token, the upload URL is given for an active application only.
+      const token = await csrfTokenOf(page);
+      const good = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
+        data: { app: app.id },
+        headers: { "x-csrf-token": token },
+      });
+      assert.equal(good.status(), 200);
+      assert.match((await good.json()).uploadUrl, /\/uploads\//);
+      const unknown = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
+        data: { app: "00000000-0000-4000-8000-000000000000" },
+        headers: { "x-csrf-token": token },
+      });
+      assert.equal(unknown.status(), 400);
+    });
+  });
