@@ -9,7 +9,7 @@ export type MetadataValue = string | number | boolean;
 export type ResultEntry = { file: string; contentType: string } | { value: unknown };
 export type JobResult = Record<string, ResultEntry>;
 
-export const JOB_ERROR_CODES = ["BAD_INPUT", "TIMEOUT", "INTERNAL_ERROR"] as const;
+export const JOB_ERROR_CODES = ["BAD_INPUT", "TIMEOUT", "INTERNAL_ERROR", "CANCELLED"] as const;
 export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
 export interface JobError {
   code: JobErrorCode;
@@ -32,6 +32,20 @@ export interface Job {
   createdAt: string;
   startedAt: string | null;
   completedAt: string | null;
+  /** From 0 to 1 while the job runs (1 once it has succeeded). */
+  progress: number;
+  /** The step the job last reported progress from, while it runs. */
+  step: string | null;
+}
+
+/** What clients watch of a job (GET /job/:id/status, GET /job/:id/events); revision grows with every change. */
+export interface JobState {
+  id: string;
+  appId: string;
+  status: JobStatus;
+  progress: number;
+  step: string | null;
+  revision: number;
 }
 
 export interface NewJob {
@@ -45,6 +59,10 @@ export interface NewJob {
   createdAt: string;
   /** Uploads the job reads; kept from garbage collection until the job ends. */
   inputUploadIds: string[];
+  /** POST /job's webhookUrl: gets the job's events besides the application's webhook endpoints. */
+  webhookUrl?: string;
+  /** POST /job's Idempotency-Key and the hash of the request it came with. */
+  idempotency?: { key: string; requestHash: string };
 }
 
 export interface JobFilter {
@@ -64,8 +82,13 @@ export interface JobSearch {
   batchName: string | undefined;
   /** A job id, or text the job's name contains (case-insensitive). */
   text: string | undefined;
+  /** Ignored when a cursor is given. */
   page: number;
   size: number;
+  /** Keyset pagination: the page of jobs just older than this job id (the "older" link of a page)… */
+  before?: string;
+  /** …or just newer than this one (the "newer" link). */
+  after?: string;
 }
 
 export interface Application {

@@ -1,16 +1,27 @@
 import type { FastifyInstance } from "fastify";
 import { JOB_STATUSES, type JobStatus } from "../../domain.ts";
+import { isUuid } from "../../ids.ts";
 import type { DashboardContext } from "../context.ts";
 import { fragment, view } from "../render.ts";
 
 export const JOBS_PER_PAGE = 50;
 
-type JobsQuery = { q?: string; app?: string; status?: string; workflow?: string; batch?: string; page?: string };
+type JobsQuery = {
+  q?: string;
+  app?: string;
+  status?: string;
+  workflow?: string;
+  batch?: string;
+  page?: string;
+  /** Cursors of the page links: the jobs just older than this job id, or just newer. */
+  before?: string;
+  after?: string;
+};
 
 /** The filters as given (blank ones dropped), for the form and the links. */
 function cleanQuery(raw: JobsQuery): JobsQuery {
   const query: JobsQuery = {};
-  for (const key of ["q", "app", "status", "workflow", "batch", "page"] as const) {
+  for (const key of ["q", "app", "status", "workflow", "batch", "page", "before", "after"] as const) {
     const value = typeof raw[key] === "string" ? raw[key].trim() : "";
     if (value) query[key] = value.slice(0, 200);
   }
@@ -28,6 +39,8 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
     const query = cleanQuery(request.query);
     const page = Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? "1", 10) || 1));
     const status = JOB_STATUSES.find((s) => s === query.status) as JobStatus | undefined;
+    // A cursor that is not a job id would compare as text: ignore it (the page is then found by its number).
+    const cursor = (id: string | undefined) => (id !== undefined && isUuid(id) ? id.toLowerCase() : undefined);
     const result = await runtime.jobs.search({
       appIds: query.app ? [query.app] : [],
       statuses: status ? [status] : [],
@@ -36,9 +49,13 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
       text: query.q,
       page: page - 1,
       size: JOBS_PER_PAGE,
+      before: cursor(query.before),
+      after: cursor(query.before) ? undefined : cursor(query.after),
     });
     const pages = Math.max(1, Math.ceil(result.total / JOBS_PER_PAGE));
-    const { page: _page, ...filters } = query;
+    const { page: _page, before: _before, after: _after, ...filters } = query;
+    const newest = result.items[0]?.id;
+    const oldest = result.items.at(-1)?.id;
     const results = {
       jobs: result.items,
       total: result.total,
@@ -47,8 +64,10 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
       pages,
       first: (page - 1) * JOBS_PER_PAGE + 1,
       last: (page - 1) * JOBS_PER_PAGE + result.items.length,
-      prevUrl: page > 1 ? jobsUrl(filters, page > 2 ? { page: String(page - 1) } : {}) : undefined,
-      nextUrl: page < pages ? jobsUrl(filters, { page: String(page + 1) }) : undefined,
+      // Page 1 is the live head of the table; deeper pages are reached by keyset links, never by OFFSET.
+      prevUrl:
+        page > 1 ? jobsUrl(filters, page > 2 && newest ? { page: String(page - 1), after: newest } : {}) : undefined,
+      nextUrl: page < pages && oldest ? jobsUrl(filters, { page: String(page + 1), before: oldest }) : undefined,
     };
     if (request.query.fragment === "results") return fragment(reply, "pages/jobs-results", results);
     const [apps, workflows] = await Promise.all([runtime.applications.list(), runtime.workflows.list(0, 1000)]);

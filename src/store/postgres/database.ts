@@ -16,7 +16,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query(
       "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)",
     );
-    for (const { name, sql } of migrationFiles()) {
+    for (const { name, sql } of migrationFiles("postgres")) {
       const done = await client.query("SELECT 1 FROM schema_migrations WHERE name = $1", [name]);
       if (done.rowCount) continue;
       await client.query("BEGIN");

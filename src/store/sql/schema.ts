@@ -30,6 +30,13 @@ export interface Database {
     created_at: string;
     started_at: string | null;
     completed_at: string | null;
+    /** The worker that last started the job (000004). */
+    worker_id: string | null;
+    /** POST /job's webhookUrl (000005). */
+    webhook_url: string | null;
+    progress: number;
+    step: string | null;
+    revision: number;
   };
   job_queue: {
     job_id: string;
@@ -69,6 +76,53 @@ export interface Database {
     token_hash: string;
     expires_at: number;
   };
+  webhook_endpoints: {
+    id: string;
+    app_id: string;
+    url: string;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_until: number | null;
+    created_at: string;
+    disabled_at: string | null;
+    disabled_reason: string | null;
+  };
+  webhook_app_secrets: {
+    app_id: string;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_until: number | null;
+  };
+  webhook_deliveries: {
+    id: string;
+    event_id: string;
+    event_type: string;
+    app_id: string;
+    job_id: string;
+    endpoint_id: string | null;
+    url: string;
+    created_at: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: number;
+    lease_owner: string | null;
+    lease_expires_at: number | null;
+    last_attempt_at: string | null;
+    last_status_code: number | null;
+    last_error: string | null;
+  };
+  idempotency_keys: {
+    app_id: string;
+    idempotency_key: string;
+    request_hash: string;
+    job_id: string;
+    created_at: number;
+  };
+  rate_limit_buckets: {
+    app_id: string;
+    tokens: number;
+    updated_at: number;
+  };
   sign_in_failures: {
     subject: string;
     failures: number;
@@ -87,6 +141,7 @@ export function newJobRow(job: {
   workflow: string;
   params: object;
   createdAt: string;
+  webhookUrl?: string | null;
 }): Database["jobs"] {
   return {
     id: job.id,
@@ -102,5 +157,10 @@ export function newJobRow(job: {
     created_at: job.createdAt,
     started_at: null,
     completed_at: null,
+    worker_id: null,
+    progress: 0,
+    step: null,
+    revision: 0,
+    webhook_url: job.webhookUrl ?? null,
   };
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type Selectable } from "kysely";
 import {
   type Application,
   type ApplicationActivity,
@@ -6,6 +6,7 @@ import {
   type Job,
   type JobFilter,
   type JobSearch,
+  type JobState,
   type JobStatus,
   type Page,
   type Upload,
@@ -13,6 +14,8 @@ import {
   type WorkflowRecord,
 } from "../../domain.ts";
 import type { MetadataStore } from "../metadata-store.ts";
+import { searchJobRows } from "./job-search.ts";
+import { JOB_STATE_COLUMNS, type JobStateRow, toJobState } from "./job-state-row.ts";
 import type { Database } from "./schema.ts";
 
 type AppRow = Selectable<Database["applications"]>;
@@ -44,6 +47,8 @@ export function toJob(row: JobRow): Job {
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
+    progress: Number(row.progress),
+    step: row.step,
   };
 }
 
@@ -74,20 +79,20 @@ export class SqlMetadataStore implements MetadataStore {
   private readonly externalChanges: () => string;
   private localChanges = 0;
 
-  private readonly directJobStatus: ((appId: string, id: string) => string | undefined) | undefined;
+  private readonly directJobState: ((appId: string, id: string) => JobState | undefined) | undefined;
 
   /**
-   * `externalChanges` changes when other processes may have written (dialect-specific); `jobStatus` is an
+   * `externalChanges` changes when other processes may have written (dialect-specific); `jobState` is an
    * optional synchronous lookup of the hottest query (SQLite's prepared statement).
    */
   constructor(
     db: Kysely<Database>,
     externalChanges: () => string,
-    jobStatus?: (appId: string, id: string) => string | undefined,
+    jobState?: (appId: string, id: string) => JobState | undefined,
   ) {
     this.db = db;
     this.externalChanges = externalChanges;
-    this.directJobStatus = jobStatus;
+    this.directJobState = jobState;
   }
 
   applicationsVersion(): string {
@@ -197,22 +202,20 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   /** The hottest query (clients poll status): built and compiled once, run with fresh parameters. */
-  private readonly statusQuery = () =>
-    this.db.selectFrom("jobs").select("status").where("app_id", "=", "").where("id", "=", "").compile();
-  private compiledStatus: ReturnType<typeof this.statusQuery> | undefined;
+  private readonly stateQuery = () =>
+    this.db.selectFrom("jobs").select(JOB_STATE_COLUMNS).where("app_id", "=", "").where("id", "=", "").compile();
+  private compiledState: ReturnType<typeof this.stateQuery> | undefined;
 
-  getJobStatus(appId: string, id: string): JobStatus | undefined | Promise<JobStatus | undefined> {
-    if (this.directJobStatus) return this.directJobStatus(appId, id) as JobStatus | undefined;
-    return this.queryJobStatus(appId, id);
+  getJobState(appId: string, id: string): JobState | undefined | Promise<JobState | undefined> {
+    if (this.directJobState) return this.directJobState(appId, id);
+    return this.queryJobState(appId, id);
   }
 
-  private async queryJobStatus(appId: string, id: string): Promise<JobStatus | undefined> {
-    this.compiledStatus ??= this.statusQuery();
-    const { rows } = await this.db.executeQuery<{ status: string }>({
-      ...this.compiledStatus,
-      parameters: [appId, id],
-    });
-    return rows[0]?.status as JobStatus | undefined;
+  private async queryJobState(appId: string, id: string): Promise<JobState | undefined> {
+    this.compiledState ??= this.stateQuery();
+    const { rows } = await this.db.executeQuery<JobStateRow>({ ...this.compiledState, parameters: [appId, id] });
+    const row = rows[0];
+    return row && toJobState(row);
   }
 
   async listJobs(filter: JobFilter): Promise<Page<Job>> {
@@ -234,29 +237,8 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   async searchJobs(search: JobSearch): Promise<Page<Job>> {
-    let query = this.db.selectFrom("jobs").innerJoin("applications", "applications.id", "jobs.app_id");
-    if (search.appIds.length > 0) query = query.where("jobs.app_id", "in", search.appIds);
-    if (search.statuses.length > 0) query = query.where("jobs.status", "in", search.statuses);
-    if (search.workflows.length > 0) query = query.where("jobs.workflow", "in", search.workflows);
-    if (search.batchName !== undefined) query = query.where("jobs.batch_name", "=", search.batchName);
-    if (search.text !== undefined) {
-      const text = search.text;
-      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query = query.where((eb) =>
-        eb.or([eb("jobs.id", "=", text), sql<boolean>`lower(jobs.name) like ${pattern} escape '\\'`]),
-      );
-    }
-    const [rows, count] = await Promise.all([
-      query
-        .selectAll("jobs")
-        .select("applications.name as app_name")
-        .orderBy("jobs.id", "desc")
-        .limit(search.size)
-        .offset(search.page * search.size)
-        .execute(),
-      query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-    ]);
-    return { items: rows.map(toJob), total: Number(count.total) };
+    const { rows, total } = await searchJobRows(this.db, search);
+    return { items: rows.map(toJob), total };
   }
 
   async deleteJob(appId: string, id: string): Promise<boolean> {

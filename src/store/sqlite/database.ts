@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Kysely, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
+import type { JobState } from "../../domain.ts";
+import { type JobStateRow, toJobState } from "../sql/job-state-row.ts";
 import { migrationFiles } from "../sql/migrations.ts";
 import type { Database } from "../sql/schema.ts";
 
@@ -49,7 +51,7 @@ function asKyselyDatabase(db: DatabaseSync, onWrite: () => void): SqliteDatabase
 /** Applies the numbered .sql files not yet applied; BEGIN IMMEDIATE serialises concurrent starts. */
 function migrate(db: DatabaseSync): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
-  for (const { name, sql } of migrationFiles()) {
+  for (const { name, sql } of migrationFiles("sqlite")) {
     db.exec("BEGIN IMMEDIATE");
     try {
       if (!db.prepare("SELECT 1 FROM schema_migrations WHERE name = ?").get(name)) {
@@ -71,7 +73,7 @@ function migrate(db: DatabaseSync): void {
 export function openSqlite(dataDir: string): {
   db: Kysely<Database>;
   externalChanges: () => string;
-  jobStatus: (appId: string, id: string) => string | undefined;
+  jobState: (appId: string, id: string) => JobState | undefined;
 } {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = new DatabaseSync(path.join(dataDir, "mixdown.sqlite"), { timeout: 10_000 });
@@ -89,32 +91,34 @@ export function openSqlite(dataDir: string): {
     }
     return version;
   };
-  // The status clients poll: from memory while nothing has written since it was read, else straight from a
+  // The status (and progress) clients poll: from memory while nothing has written since it was read, else from a
   // prepared statement (no query building, no promise hops). This connection's writes clear the cache at
   // once; another process's (rare: the CLI) within 100 ms, through data_version.
-  const statusStatement = db.prepare("SELECT status FROM jobs WHERE app_id = ? AND id = ?");
-  const statuses = new Map<string, { appId: string; status: string }>();
+  const stateStatement = db.prepare(
+    "SELECT id, app_id, status, progress, step, revision FROM jobs WHERE app_id = ? AND id = ?",
+  );
+  const states = new Map<string, JobState>();
   let writes = 0;
   let cachedAfter = { writes: 0, external: "" };
-  const jobStatus = (appId: string, id: string) => {
+  const jobState = (appId: string, id: string) => {
     const external = externalChanges();
     if (writes !== cachedAfter.writes || external !== cachedAfter.external) {
-      statuses.clear();
+      states.clear();
       cachedAfter = { writes, external };
     }
-    const cached = statuses.get(id);
-    if (cached) return cached.appId === appId ? cached.status : undefined;
-    const status = (statusStatement.get(appId, id) as { status: string } | undefined)?.status;
+    const cached = states.get(id);
+    if (cached) return cached.appId === appId ? cached : undefined;
+    const row = stateStatement.get(appId, id) as JobStateRow | undefined;
     // Read mid-transaction, a row may yet roll back: the ROLLBACK is a write, so it clears the cache.
-    if (status !== undefined) {
-      if (statuses.size >= STATUS_CACHE_SIZE) statuses.delete(statuses.keys().next().value as string);
-      statuses.set(id, { appId, status });
-    }
-    return status;
+    if (row === undefined) return undefined;
+    const state = toJobState(row);
+    if (states.size >= STATUS_CACHE_SIZE) states.delete(states.keys().next().value as string);
+    states.set(id, state);
+    return state;
   };
   const onWrite = () => {
     writes++;
   };
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: asKyselyDatabase(db, onWrite) }) });
-  return { db: kysely, externalChanges, jobStatus };
+  return { db: kysely, externalChanges, jobState };
 }
