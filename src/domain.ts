@@ -89,6 +89,8 @@ export interface JobSearch {
   before?: string;
   /** …or just newer than this one (the "newer" link). */
   after?: string;
+  /** Counts matches only up to this many: a total of countLimit + 1 then means "more than countLimit". */
+  countLimit?: number;
 }
 
 export interface Application {
@@ -124,6 +126,13 @@ export interface Upload {
   size: number | null;
   createdAt: string;
   expiresAt: number;
+}
+
+/** The dashboard's system page: how many recent jobs failed with one error code, and when the last did. */
+export interface FailureCount {
+  code: string;
+  count: number;
+  lastAt: string | null;
 }
 
 export interface Page<T> {

@@ -9,6 +9,11 @@ export const API_ERRORS = {
   JOB_NOT_FOUND: { status: 404, message: "Job not found" },
   WORKFLOW_NOT_FOUND: { status: 404, message: "Workflow not found" },
   FILE_NOT_FOUND: { status: 404, message: "File not found" },
+  JOB_ALREADY_FINISHED: { status: 409, message: "The job has already finished" },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    message: "This Idempotency-Key was already used with a different request body",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The body is larger than allowed" },
   RANGE_NOT_SATISFIABLE: { status: 416, message: "The requested range is not satisfiable" },
   INVALID_WORKFLOW_PARAMS: { status: 422, message: "The params do not match the workflow's input schema" },
@@ -17,6 +22,8 @@ export const API_ERRORS = {
     status: 422,
     message: "The workflow cannot run on this server (a program or model is missing)",
   },
+  RATE_LIMITED: { status: 429, message: "Too many requests for this application" },
+  TOO_MANY_QUEUED_JOBS: { status: 429, message: "This application has too many jobs waiting to start" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   SHUTTING_DOWN: { status: 503, message: "The server is shutting down" },
 } as const;

@@ -1,8 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
+import { renderJob } from "./api/render.ts";
 import type { Config } from "./config.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
+import { JobStateHub } from "./jobs/job-state-hub.ts";
 import { WorkerPool, type WorkerPoolOptions } from "./jobs/worker-pool.ts";
 import { mediaBinaries } from "./media/binaries.ts";
 import { MODULES } from "./modules/index.ts";
@@ -22,8 +24,13 @@ import type { MetadataStore } from "./store/metadata-store.ts";
 import type { OperatorStore } from "./store/operator-store.ts";
 import { SqlMetadataStore } from "./store/sql/sql-metadata-store.ts";
 import { SqlOperatorStore } from "./store/sql/sql-operator-store.ts";
+import { SqlWebhookStore } from "./store/sql/sql-webhook-store.ts";
 import { openSqlite } from "./store/sqlite/database.ts";
 import { SqliteJobQueue } from "./store/sqlite/sqlite-job-queue.ts";
+import type { WebhookStore } from "./store/webhook-store.ts";
+import { WebhookDeliverer } from "./webhooks/deliverer.ts";
+import { inProcessSignal } from "./webhooks/in-process-signal.ts";
+import { WebhookService } from "./webhooks/webhook-service.ts";
 import { WorkflowRegistry } from "./workflows/registry.ts";
 
 /** Metadata and queue, with what closes them. */
@@ -33,8 +40,8 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-/** The stores and, on the same database, the dashboard's operators. */
-export type StoresWithOperators = Stores & { operators: OperatorStore };
+/** The stores and, on the same database, the dashboard's operators and the webhooks. */
+export type StoresWithOperators = Stores & { operators: OperatorStore; webhooks: WebhookStore };
 
 /** Postgres + pg-boss when MIXDOWN_DATABASE_URL is set, else SQLite in the data dir. */
 export async function openStores(config: Config): Promise<StoresWithOperators> {
@@ -46,11 +53,13 @@ export async function openStores(config: Config): Promise<StoresWithOperators> {
       appConcurrency: config.appConcurrency,
     });
   }
-  const { db, externalChanges, jobStatus } = openSqlite(config.dataDir);
+  const { db, externalChanges, jobState } = openSqlite(config.dataDir);
+  const jobEvents = inProcessSignal();
   return {
-    store: new SqlMetadataStore(db, externalChanges, jobStatus),
+    store: new SqlMetadataStore(db, externalChanges, jobState),
     operators: new SqlOperatorStore(db),
-    queue: new SqliteJobQueue(db, { appConcurrency: config.appConcurrency }),
+    queue: new SqliteJobQueue(db, { appConcurrency: config.appConcurrency, onJobEvent: jobEvents.emit }),
+    webhooks: new SqlWebhookStore(db, { dialect: "sqlite", watch: jobEvents.watch }),
     close: () => db.destroy(),
   };
 }
@@ -72,7 +81,7 @@ async function openFiles(
 
 /** Everything Mixdown is made of, wired for the configured backends. */
 export async function createRuntime(config: Config) {
-  const { store, operators, queue, close: closeStores } = await openStores(config);
+  const { store, operators, queue, webhooks: webhookStore, close: closeStores } = await openStores(config);
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
   const { blobs, fileUrls, corsProblem } = await openFiles(config, signer);
   const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
@@ -85,7 +94,9 @@ export async function createRuntime(config: Config) {
   const events: JobEvents & { pool?: WorkerPool } = {
     deleted: (id) => events.pool?.cancel(id),
   };
-  const jobs = new JobService(store, queue, blobs, workflows, uploads, events);
+  const jobs = new JobService(store, queue, blobs, workflows, uploads, events, {
+    allowPrivateUrls: config.allowPrivateUrls,
+  });
   const runtime = {
     config,
     store,
@@ -95,6 +106,22 @@ export async function createRuntime(config: Config) {
     signer,
     workflows,
     applications: new ApplicationService(store),
+    webhooks: new WebhookService(webhookStore, store, { allowPrivate: config.allowPrivateUrls }),
+    deliverer: undefined as WebhookDeliverer | undefined,
+    /** Starts sending this deployment's webhook deliveries from this node (every node runs one). */
+    startWebhooks(log: FastifyBaseLogger) {
+      const deliverer = new WebhookDeliverer(webhookStore, {
+        retrySchedule: config.webhookRetrySchedule,
+        allowPrivate: config.allowPrivateUrls,
+        log,
+        renderJob: async (appId, jobId) => {
+          const job = await store.getJob(appId, jobId);
+          return job && renderJob(job, fileUrls, config.urlTtlSeconds);
+        },
+      });
+      runtime.deliverer = deliverer;
+      deliverer.start();
+    },
     operators: new OperatorService(operators, { sessionIdleMs: config.dashboardSessionIdleMs }),
     uploads,
     jobs,
@@ -105,6 +132,10 @@ export async function createRuntime(config: Config) {
     serves: { uploads: config.s3?.uploadUrls !== "presigned", downloads: config.s3 === undefined },
     /** Why browsers cannot reach the object store's URLs (its CORS rules could not be set), if so. */
     corsProblem,
+    /** Job state changes (any node's) for this node's event streams (GET /job/:id/events). */
+    jobStates: new JobStateHub(queue, store, (error) =>
+      console.error(JSON.stringify({ level: 40, msg: "job state changes not heard", err: String(error) })),
+    ),
     pool: undefined as WorkerPool | undefined,
     /** Starts this process's workers (none when MIXDOWN_WORKERS=0). */
     startWorkers(log: FastifyBaseLogger, onJobEnded?: WorkerPoolOptions["onJobEnded"]) {
@@ -135,6 +166,8 @@ export async function createRuntime(config: Config) {
     },
     async close() {
       await runtime.pool?.stop(config.shutdownGraceMs);
+      await runtime.jobStates.close();
+      await runtime.deliverer?.stop();
       await closeStores();
     },
   };

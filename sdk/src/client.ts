@@ -16,7 +16,7 @@ import type {
   WorkflowDetails,
   WorkflowPage,
 } from "./types.ts";
-import { type WaitOptions, waitForJobCompletion } from "./wait.ts";
+import { sleep, type WaitOptions, waitForJobCompletion } from "./wait.ts";
 
 export interface MixdownClientOptions {
   /**
@@ -29,7 +29,16 @@ export interface MixdownClientOptions {
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
   userAgent?: string;
+  /**
+   * How many times a request is tried again (default 5): after 429 (waiting as Retry-After says), and, for
+   * requests safe to repeat (reads, deletes, cancels, job creation with its Idempotency-Key), after a network
+   * error or a 5xx answer. 0 turns retries off.
+   */
+  maxRetries?: number;
 }
+
+/** A retry waits Retry-After when the server gives it (at most this long), else a backoff from 250 ms. */
+const MAX_RETRY_WAIT_MS = 60_000;
 
 export interface UploadOptions {
   /** Media type of the file (default: from the file name's extension, else application/octet-stream). */
@@ -44,6 +53,9 @@ interface RequestOptions {
   query?: URLSearchParams;
   body?: unknown;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** Safe to send again after a network error or 5xx (default: GET and DELETE). */
+  repeatable?: boolean;
 }
 
 /** A client of the Music.AI job API as Mixdown serves it; also works against services that speak that API. */
@@ -52,6 +64,7 @@ export class MixdownClient {
   private readonly apiKey: string;
   private readonly fetchImpl: typeof fetch;
   private readonly userAgent: string;
+  private readonly maxRetries: number;
 
   constructor(options: MixdownClientOptions) {
     const url = new URL(options.baseUrl);
@@ -61,17 +74,46 @@ export class MixdownClient {
     this.apiKey = options.apiKey;
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.userAgent = options.userAgent ?? "mixdown-sdk/0.1";
+    this.maxRetries = options.maxRetries ?? 5;
   }
 
-  /** One API call: returns the parsed JSON body and the headers, or throws MixdownError. */
+  /**
+   * One API call: returns the parsed JSON body and the headers, or throws MixdownError. Rate-limited calls (429)
+   * are tried again after Retry-After; repeatable ones also after network errors and 5xx answers.
+   */
   async request<T>(
     method: string,
     pathname: string,
     options: RequestOptions = {},
   ): Promise<{ body: T; headers: Headers }> {
+    const repeatable = options.repeatable ?? (method === "GET" || method === "DELETE");
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, pathname, options);
+      } catch (error) {
+        if (!(error instanceof MixdownError) || attempt >= this.maxRetries || options.signal?.aborted) throw error;
+        const again =
+          error.status === 429 ||
+          (repeatable && (error.status === 0 || (error.status >= 500 && error.code !== "INVALID_RESPONSE")));
+        if (!again) throw error;
+        const backoff = 250 * 2 ** attempt * (0.5 + Math.random() / 2);
+        await sleep(Math.min(error.retryAfterMs ?? backoff, MAX_RETRY_WAIT_MS), options.signal);
+      }
+    }
+  }
+
+  private async requestOnce<T>(
+    method: string,
+    pathname: string,
+    options: RequestOptions,
+  ): Promise<{ body: T; headers: Headers }> {
     const query = options.query?.toString();
     const url = `${this.baseUrl}${pathname}${query ? `?${query}` : ""}`;
-    const headers: Record<string, string> = { authorization: this.apiKey, "user-agent": this.userAgent };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      authorization: this.apiKey,
+      "user-agent": this.userAgent,
+    };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     const what = `${method} ${pathname}`;
     let response: Response;
@@ -132,12 +174,26 @@ export class MixdownClient {
     return downloadUrl;
   }
 
-  /** POST /job: creates a job and returns its id. */
+  /**
+   * POST /job: creates a job and returns its id. It is sent with an Idempotency-Key (`job.idempotencyKey`, else a
+   * new UUID), so that trying it again after a network error or a 5xx answer cannot create a second job.
+   */
   async addJob(job: NewJob, signal?: AbortSignal): Promise<string> {
     const body: Record<string, unknown> = { name: job.name, workflow: job.workflow, params: job.params };
     if (job.metadata !== undefined) body.metadata = job.metadata;
     if (job.batchName !== undefined) body.batchName = job.batchName;
-    return (await this.request<{ id: string }>("POST", "/job", { body, signal })).body.id;
+    const headers = { "idempotency-key": job.idempotencyKey ?? globalThis.crypto.randomUUID() };
+    return (await this.request<{ id: string }>("POST", "/job", { body, signal, headers, repeatable: true })).body.id;
+  }
+
+  /**
+   * POST /job/:id/cancel (Mixdown): stops a QUEUED or STARTED job, which ends FAILED with error code CANCELLED,
+   * and returns it. Cancelling a cancelled job returns it again; a job that ended otherwise is a 409
+   * MixdownError with code JOB_ALREADY_FINISHED.
+   */
+  async cancelJob(id: string, signal?: AbortSignal): Promise<Job> {
+    const pathname = `/job/${encodeURIComponent(id)}/cancel`;
+    return normalizeJob((await this.request("POST", pathname, { signal, repeatable: true })).body);
   }
 
   async getJob(id: string, signal?: AbortSignal): Promise<Job> {

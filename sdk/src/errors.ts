@@ -15,10 +15,19 @@ export class MixdownError extends Error {
   readonly details: ErrorDetail[] | undefined;
   /** The server's request id (X-Request-Id), to find the request in its logs. */
   readonly requestId: string | undefined;
+  /** How long the server asked to wait before trying again (Retry-After, on 429 and 503), in ms. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     message: string,
-    options: { status: number; code: string; details?: ErrorDetail[]; requestId?: string; cause?: unknown },
+    options: {
+      status: number;
+      code: string;
+      details?: ErrorDetail[];
+      requestId?: string;
+      retryAfterMs?: number;
+      cause?: unknown;
+    },
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "MixdownError";
@@ -26,7 +35,16 @@ export class MixdownError extends Error {
     this.code = options.code;
     this.details = options.details;
     this.requestId = options.requestId;
+    this.retryAfterMs = options.retryAfterMs;
   }
+}
+
+/** Retry-After as milliseconds: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  if (/^\s*\d+\s*$/.test(header)) return Number(header) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** waitForJobCompletion gave up: the job had not finished within `timeoutMs`. */
@@ -78,6 +96,7 @@ export async function errorFromResponse(response: Response, what: string): Promi
     code,
     details: Array.isArray(body?.details) ? (body.details as ErrorDetail[]) : undefined,
     requestId: response.headers.get("x-request-id") ?? undefined,
+    retryAfterMs: retryAfterMs(response.headers.get("retry-after")),
   });
 }
 

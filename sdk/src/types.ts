@@ -38,6 +38,10 @@ export interface Job {
 export interface JobStatusInfo {
   id: string;
   status: JobStatus;
+  /** Mixdown: how much of the job is done, from 0 to 1 (absent from other servers). */
+  progress?: number;
+  /** Mixdown: the workflow step the running job last reported progress from. */
+  step?: string | null;
 }
 
 export interface Workflow {
@@ -82,6 +86,11 @@ export interface NewJob {
   params: Record<string, unknown>;
   metadata?: Record<string, MetadataValue>;
   batchName?: string;
+  /**
+   * Mixdown: the Idempotency-Key sent with the create (default: a new UUID per addJob call). Reuse one to make
+   * creates repeated by your own retries return the same job.
+   */
+  idempotencyKey?: string;
 }
 
 export interface JobFilters {

@@ -24,7 +24,7 @@ const transient = (error: unknown) =>
   (error.status === 0 || error.status === 429 || error.status >= 500) &&
   error.code !== "INVALID_RESPONSE";
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -29,6 +29,8 @@ export async function renderJob(job: Job, fileUrls: FileUrls, ttlSeconds: number
     createdAt: job.createdAt,
     startedAt: job.startedAt,
     completedAt: job.completedAt,
+    progress: job.progress,
+    step: job.step,
   };
 }
 

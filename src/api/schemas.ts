@@ -25,6 +25,17 @@ export const errorSchema = {
 const nullableString = { type: ["string", "null"] } as const;
 const timestamp = { type: "string", format: "date-time" } as const;
 
+const progressSchema = {
+  type: "number",
+  minimum: 0,
+  maximum: 1,
+  description: "Mixdown extension: how much of the job is done, from 0 to 1 (1 once it has succeeded)",
+} as const;
+const stepSchema = {
+  type: ["string", "null"],
+  description: "Mixdown extension: the workflow step the running job last reported progress from",
+} as const;
+
 export const jobSchema = {
   $id: "Job",
   type: "object",
@@ -69,6 +80,8 @@ export const jobSchema = {
     createdAt: timestamp,
     startedAt: { ...timestamp, type: ["string", "null"] },
     completedAt: { ...timestamp, type: ["string", "null"] },
+    progress: progressSchema,
+    step: stepSchema,
   },
 } as const;
 
@@ -106,6 +119,19 @@ export const createJobBody = {
       description: "Key-value pairs; values are strings, numbers or booleans",
     },
     batchName: { type: "string", minLength: 1, maxLength: 1000, description: "Groups jobs into a batch" },
+    webhookUrl: {
+      type: "string",
+      minLength: 1,
+      maxLength: 4000,
+      description:
+        "Mixdown extension: an http(s) URL that receives this job's events (job.started, job.succeeded, job.failed, job.cancelled) as signed Standard Webhooks POSTs, besides the application's webhook endpoints. Signed with the application's job-webhook secret (`mixdown app webhook secret APP_ID`). Internal addresses are refused unless MIXDOWN_ALLOW_PRIVATE_URLS.",
+    },
+    copyResultsTo: {
+      type: "object",
+      additionalProperties: { type: "string", minLength: 1, maxLength: 4000 },
+      description:
+        'Music.AI\'s custom storage: output name → URL (e.g. a presigned PUT URL). On success each named file output is PUT there (with Content-Length and its Content-Type) instead of being kept, and its result value becomes "[custom storage]". A failed PUT fails the job, naming the output and the HTTP status.',
+    },
   },
 } as const;
 
@@ -140,7 +166,25 @@ export const idResponse = {
 export const statusResponse = {
   type: "object",
   required: ["id", "status"],
-  properties: { id: { type: "string" }, status: { type: "string", enum: JOB_STATUSES } },
+  properties: {
+    id: { type: "string" },
+    status: { type: "string", enum: JOB_STATUSES },
+    progress: progressSchema,
+    step: stepSchema,
+  },
+} as const;
+
+/** Idempotency-Key: any printable ASCII text of 1 to 255 characters, chosen by the client (a UUID is typical). */
+export const createJobHeaders = {
+  type: "object",
+  properties: {
+    "idempotency-key": {
+      type: "string",
+      pattern: "^[\\x21-\\x7e]{1,255}$",
+      description:
+        "Mixdown extension: makes the create safe to retry. Kept 24 hours per application; printable ASCII, 1 to 255 characters",
+    },
+  },
 } as const;
 
 export const errorResponses = (...statuses: number[]) =>

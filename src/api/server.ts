@@ -12,6 +12,7 @@ import { handleError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { ApiContext } from "./routes/context.ts";
 import { downloadRoutes, uploadRoutes } from "./routes/files.ts";
+import { jobEventRoutes } from "./routes/job-events.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { otherRoutes } from "./routes/others.ts";
@@ -135,6 +136,7 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
           else runtime.applications.authenticate(header).then(accept, done);
         });
         jobRoutes(api, context);
+        jobEventRoutes(api, context);
         otherRoutes(api, context);
       },
       { prefix },

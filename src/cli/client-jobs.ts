@@ -13,11 +13,13 @@ import {
 } from "./client-common.ts";
 import { StatusLine } from "./client-progress.ts";
 
-export const JOBS_HELP = `Usage: mixdown jobs <list|get|delete|wait> [options]
+export const JOBS_HELP = `Usage: mixdown jobs <list|get|cancel|delete|wait> [options]
 
   jobs list [--status S]… [--workflow SLUG]… [--batch NAME] [--page N] [--size N] [--all]
                          jobs of this API key, newest first (--all: every page)
   jobs get ID            one job: status, timestamps, params, result or error
+  jobs cancel ID         stop a queued or running job: it ends FAILED with code CANCELLED and
+                         its partial results are removed (the job itself stays)
   jobs delete ID         delete a job and its result files (irreversible)
   jobs wait ID [--timeout SECONDS]
                          wait until the job has SUCCEEDED or FAILED (exit 1 when FAILED,
@@ -111,6 +113,11 @@ export async function jobsCommand(argv: string[]): Promise<number> {
       values.json ? printJson(job) : print(describeJob(job));
       return 0;
     }
+    case "cancel": {
+      const job = await client.cancelJob(needId());
+      values.json ? printJson(job) : print(`Cancelled job ${job.id}.`);
+      return 0;
+    }
     case "delete": {
       const deleted = await client.deleteJob(needId());
       values.json ? printJson({ id: deleted, deleted: true }) : print(`Deleted job ${deleted}.`);
@@ -132,6 +139,8 @@ export async function jobsCommand(argv: string[]): Promise<number> {
       return job.status === "SUCCEEDED" ? 0 : 1;
     }
     default:
-      throw new UsageError(sub ? `unknown jobs command "${sub}"` : "jobs needs a command: list, get, delete or wait");
+      throw new UsageError(
+        sub ? `unknown jobs command "${sub}"` : "jobs needs a command: list, get, cancel, delete or wait",
+      );
   }
 }

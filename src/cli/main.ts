@@ -5,6 +5,7 @@ import { CLIENT_COMMANDS, clientCommand } from "./client-commands.ts";
 import { DEV_CERT_HELP, DevCertError, devCertCommand } from "./dev-cert.ts";
 import { ROLES, type Role, serve } from "./serve.ts";
 import { USER_HELP, userCommand } from "./user-commands.ts";
+import { WEBHOOK_HELP, webhookCommand } from "./webhook-commands.ts";
 import { workflowCommand } from "./workflow-commands.ts";
 
 const HELP: Record<string, string> = {
@@ -16,6 +17,8 @@ Commands:
   app list                    list applications
   app revoke ID               revoke an application's key
   app rotate-key ID           issue a new key for an application
+  app webhook add|list|remove|secret|rotate-secret|deliveries APP_ID …
+                              signed webhooks of job events (see "mixdown app webhook --help")
   user add NAME               create a dashboard operator (asks for the password, or --password-stdin)
   user list                   list dashboard operators
   user remove NAME            remove an operator and end their sessions
@@ -29,7 +32,8 @@ Commands:
 Client commands (talk to a running server; MIXDOWN_URL, MIXDOWN_API_KEY or --url, --api-key):
   run WORKFLOW FILE_OR_URL    upload, run a job, show its status, download its results
       [--param K=V]… [--out DIR]
-  jobs list|get|delete|wait   list, show, delete or wait for jobs
+  jobs list|get|cancel|delete|wait
+                              list, show, cancel, delete or wait for jobs
   workflows list|show SLUG    list workflows, show one's params and outputs
   upload FILE                 upload a file and print its download URL
 
@@ -54,6 +58,7 @@ ${CONFIG_HELP}`,
   app list [--json]                 list applications
   app revoke ID [--json]            revoke an application (its key stops working)
   app rotate-key ID [--json]        replace an application's key; prints the new key once
+  app webhook …                     webhook endpoints, secrets and deliveries (mixdown app webhook --help)
 
 Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
   workflow: `Usage: mixdown workflow <validate|add|list|remove> [options]
@@ -69,6 +74,7 @@ A definition: {slug, name, description, inputSchema, steps: [{id, module, params
 Inputs and params reference job params as "$params.NAME" and step outputs as "$steps.STEP.OUTPUT".
 The "mixdown/" slug prefix is reserved for built-in workflows.`,
   user: USER_HELP,
+  webhook: WEBHOOK_HELP,
   "dev-cert": DEV_CERT_HELP,
   ...Object.fromEntries(Object.entries(CLIENT_COMMANDS).map(([name, command]) => [name, command.help])),
 };
@@ -105,6 +111,7 @@ async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first !== undefined && first in CLIENT_COMMANDS) return clientCommand(first, rest);
   if (first === "dev-cert") return devCert(rest);
+  if (first === "app" && rest[0] === "webhook") return webhookCommand(rest.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

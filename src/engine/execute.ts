@@ -17,6 +17,8 @@ export interface ExecutionEnvironment {
   modelsDir: string;
   fetchInput(url: string): Promise<string>;
   storeFile(name: string, localPath: string, contentType: string): Promise<JobResult[string]>;
+  /** The job's progress (each step weighs the same) and the step that reported it. */
+  onProgress?(progress: number, step: string): void;
 }
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
@@ -48,6 +50,15 @@ export async function executeWorkflow(
   const stopOnJobAbort = () => controller.abort(env.signal.reason);
   env.signal.addEventListener("abort", stopOnJobAbort, { once: true });
   const outputs = new Map<string, Promise<Record<string, unknown>>>();
+  const done = new Map<string, number>();
+  const report = (step: string, fraction: number) => {
+    const clamped = Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 0));
+    if (clamped <= (done.get(step) ?? 0)) return;
+    done.set(step, clamped);
+    let sum = 0;
+    for (const value of done.values()) sum += value;
+    env.onProgress?.(sum / def.steps.length, step);
+  };
 
   const resolve = async (value: unknown): Promise<unknown> => {
     const ref = parseReference(value);
@@ -70,10 +81,25 @@ export async function executeWorkflow(
     const outputDir = path.join(env.scratchDir, "steps", step.id);
     await fsp.mkdir(outputDir, { recursive: true });
     const { modelsDir } = env;
-    const context = { params, inputs, outputDir, modelsDir, signal: controller.signal, fetchInput: env.fetchInput };
+    const reportProgress = (fraction: number) => report(step.id, fraction);
+    const context = {
+      params,
+      inputs,
+      outputDir,
+      modelsDir,
+      signal: controller.signal,
+      fetchInput: env.fetchInput,
+      reportProgress,
+    };
     const produced = module.heavy
-      ? await moduleThreads.run(module.name, { params, inputs, outputDir, modelsDir }, controller.signal)
+      ? await moduleThreads.run(
+          module.name,
+          { params, inputs, outputDir, modelsDir },
+          controller.signal,
+          reportProgress,
+        )
       : await module.run(context);
+    reportProgress(1);
     for (const name of Object.keys(module.outputs)) {
       if (!(name in produced)) throw new Error(`module ${module.name} did not produce its output "${name}"`);
     }

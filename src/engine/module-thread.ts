@@ -1,7 +1,7 @@
 import v8 from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { lowerPriority } from "../media/run-tool.ts";
-import type { ThreadReply, ThreadTask } from "./run-in-thread.ts";
+import type { ThreadAbort, ThreadProgress, ThreadReply, ThreadTask } from "./run-in-thread.ts";
 import { serializeError } from "./thread-errors.ts";
 import type { Module } from "./types.ts";
 
@@ -13,8 +13,8 @@ import type { Module } from "./types.ts";
 const { module: name } = workerData as { module: string };
 // On Linux this lowers just this thread (and what it starts): heavy work yields to the API's event loop.
 lowerPriority(0);
-// Never aborted: aborting a step terminates its thread.
-const signal = new AbortController().signal;
+/** A thread posts progress at most this often (modules may report it every frame). */
+const PROGRESS_EVERY_MS = 100;
 const fetchInput = () => Promise.reject(new Error("fetchInput is not available in a worker thread"));
 
 async function load(): Promise<Module> {
@@ -36,9 +36,26 @@ function reply(answer: { ok: true; outputs: Record<string, unknown> } | { ok: fa
   parentPort?.postMessage(message);
 }
 
-parentPort?.on("message", (task: ThreadTask) => {
+/** The running task's controller: the parent's abort message aborts it, so the module's child processes end. */
+let running: AbortController | undefined;
+
+function progressPoster(): (fraction: number) => void {
+  let postedAt = 0;
+  return (fraction) => {
+    const now = performance.now();
+    if (now - postedAt < PROGRESS_EVERY_MS) return;
+    postedAt = now;
+    parentPort?.postMessage({ progress: fraction } satisfies ThreadProgress);
+  };
+}
+
+parentPort?.on("message", (message: ThreadTask | ThreadAbort) => {
+  if ("abort" in message) return void running?.abort(new Error("the step was stopped"));
+  const task = message;
+  const controller = new AbortController();
+  running = controller;
   loaded
-    .then((module) => module.run({ ...task, signal, fetchInput }))
+    .then((module) => module.run({ ...task, signal: controller.signal, fetchInput, reportProgress: progressPoster() }))
     .then(
       (outputs) => reply({ ok: true, outputs }),
       (error: unknown) => reply({ ok: false, error }),

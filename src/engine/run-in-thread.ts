@@ -2,6 +2,8 @@ import { Worker } from "node:worker_threads";
 import { deserializeError, type SerializedError } from "./thread-errors.ts";
 
 const ENTRY = new URL("./module-thread.ts", import.meta.url);
+/** How long a stopped step's thread gets to stop its child processes (their abort signal) before it is terminated. */
+const ABORT_GRACE_MS = 500;
 
 /** What a module thread is given for one step. */
 export interface ThreadTask {
@@ -15,6 +17,14 @@ export interface ThreadTask {
 export type ThreadReply = ({ ok: true; outputs: Record<string, unknown> } | { ok: false; error: SerializedError }) & {
   heapBytes: number;
 };
+/** What a thread posts while a task runs: how much of it is done, from 0 to 1. */
+export interface ThreadProgress {
+  progress: number;
+}
+/** What the parent posts to stop the running task (its module's signal aborts: its child processes end). */
+export interface ThreadAbort {
+  abort: true;
+}
 
 export interface ModuleThreadOptions {
   /** An idle thread ends after this long unused, giving its memory back. */
@@ -52,7 +62,16 @@ export class ModuleThreads {
     return this.idle.get(module)?.length ?? 0;
   }
 
-  run(module: string, task: ThreadTask, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /**
+   * Runs one task of `module` in a thread. Aborting the signal tells the thread to stop (its module's signal ends
+   * the child processes it started), then terminates it: the promise rejects once the thread has ended.
+   */
+  run(
+    module: string,
+    task: ThreadTask,
+    signal: AbortSignal,
+    onProgress: (fraction: number) => void = () => undefined,
+  ): Promise<Record<string, unknown>> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const thread = this.takeIdle(module) ?? this.start(module);
     thread.worker.ref();
@@ -63,10 +82,18 @@ export class ModuleThreads {
       };
       const onAbort = () => {
         detach();
-        void thread.worker.terminate();
-        reject(signal.reason);
+        thread.worker.postMessage({ abort: true } satisfies ThreadAbort);
+        const terminate = () => {
+          clearTimeout(timer);
+          thread.worker.off("message", onAnswer);
+          thread.worker.terminate().finally(() => reject(signal.reason));
+        };
+        const onAnswer = (message: ThreadReply | ThreadProgress) => "ok" in message && terminate();
+        const timer = setTimeout(terminate, ABORT_GRACE_MS);
+        thread.worker.on("message", onAnswer);
       };
-      const onReply = (reply: ThreadReply) => {
+      const onReply = (reply: ThreadReply | ThreadProgress) => {
+        if ("progress" in reply) return onProgress(reply.progress);
         detach();
         if (reply.ok && reply.heapBytes <= this.options.retireHeapBytes) this.keepIdle(thread);
         else void thread.worker.terminate();

@@ -29,6 +29,8 @@ export interface ModuleContext extends ModuleEnvironment {
   signal: AbortSignal;
   /** Reads a URL (Mixdown's own or any http(s) one) into a local file; only on the main thread. */
   fetchInput(url: string): Promise<string>;
+  /** How much of the step is done, from 0 to 1: call it where the module loops (cheap; the engine throttles). */
+  reportProgress?(fraction: number): void;
 }
 
 export interface Module {

@@ -4,6 +4,7 @@ export const JOB_ERROR_TITLES: Record<JobErrorCode, string> = {
   BAD_INPUT: "Invalid input",
   TIMEOUT: "Timeout",
   INTERNAL_ERROR: "Internal error",
+  CANCELLED: "Cancelled",
 };
 
 /** A failure that is the job's own (bad input, timeout): reported as is and never retried. */

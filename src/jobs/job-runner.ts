@@ -48,7 +48,11 @@ export class JobRunner {
     return `results/${jobId}/`;
   }
 
-  async run(job: ClaimedJob, signal: AbortSignal): Promise<JobRun> {
+  async run(
+    job: ClaimedJob,
+    signal: AbortSignal,
+    onProgress?: (progress: number, step: string) => void,
+  ): Promise<JobRun> {
     this.workflows.rescan();
     const workflow = this.workflows.get(job.workflow);
     if (!workflow) throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} no longer exists.`);
@@ -62,6 +66,7 @@ export class JobRunner {
     const env = {
       params: job.params,
       signal,
+      onProgress,
       scratchDir,
       modelsDir: this.workflows.environment.modelsDir,
       fetchInput: (url: string) => this.fetchInput(url, path.join(scratchDir, `input-${inputCount++}`), job, signal),

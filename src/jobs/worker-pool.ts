@@ -7,12 +7,13 @@ import type { BlobStore } from "../store/blob-store.ts";
 import type { ClaimedJob, JobQueue } from "../store/job-queue.ts";
 import { JOB_ERROR_TITLES, JobFailure, toJobError } from "./job-failure.ts";
 import type { JobRunner } from "./job-runner.ts";
+import { ProgressWriter } from "./progress-writer.ts";
 
 /** A job interrupted this many times (its worker died each time) fails instead of running again. */
 const MAX_ATTEMPTS = 3;
 const POLL_MS = 500;
 
-type StopReason = "shutdown" | "deleted" | "lease-lost";
+type StopReason = "shutdown" | "deleted" | "cancelled" | "lease-lost";
 
 export interface WorkerPoolOptions {
   concurrency: number;
@@ -31,6 +32,7 @@ export class WorkerPool {
   private loops: Promise<void>[] = [];
   private stopping = false;
   private unwatch: () => Promise<void> = async () => undefined;
+  private unwatchStates: () => Promise<void> = async () => undefined;
 
   private readonly queue: JobQueue;
   private readonly runner: JobRunner;
@@ -50,6 +52,15 @@ export class WorkerPool {
       () => this.wake(),
       (error) =>
         this.options.log.warn({ err: error }, `not told of queued jobs; polling every ${POLL_MS} ms meanwhile`),
+    );
+    // A job of ours that ended elsewhere (cancelled, on any node) stops at once, not at its next heartbeat.
+    this.unwatchStates = this.queue.watchStates(
+      (state) => {
+        if (state && (state.status === "FAILED" || state.status === "SUCCEEDED")) {
+          this.running.get(state.id)?.abort("cancelled" satisfies StopReason);
+        }
+      },
+      (error) => this.options.log.warn({ err: error }, "not told of cancelled jobs; heartbeats find them meanwhile"),
     );
     this.runner.prepare();
     this.loops = Array.from({ length: this.options.concurrency }, () => this.loop());
@@ -77,6 +88,7 @@ export class WorkerPool {
     }
     await finished;
     await this.unwatch();
+    await this.unwatchStates();
   }
 
   private async loop(): Promise<void> {
@@ -119,6 +131,10 @@ export class WorkerPool {
         (error) => log.warn({ err: error }, "heartbeat failed"),
       );
     }, this.options.leaseMs / 3);
+    const progress = new ProgressWriter(
+      (value, step) => this.queue.reportProgress(job.id, this.workerId, value, step),
+      (error) => log.warn({ err: error }, "recording progress failed"),
+    );
     const ended = (status: JobStatus) =>
       this.options.onJobEnded?.(job.workflow, status, (performance.now() - started) / 1000);
     try {
@@ -133,7 +149,8 @@ export class WorkerPool {
         return;
       }
       log.info("job started");
-      const run = await this.runner.run(job, controller.signal);
+      const run = await this.runner.run(job, controller.signal, (value, step) => progress.report(value, step));
+      progress.stop();
       if (controller.signal.aborted || !(await this.queue.complete(job.id, this.workerId, run.result))) {
         await this.blobs.deletePrefix(run.resultPrefix);
         await this.afterStop(job, controller.signal.reason as StopReason | undefined, log);
@@ -152,6 +169,7 @@ export class WorkerPool {
       log.info({ code: jobError.code, reason: jobError.message }, "job failed");
       ended("FAILED");
     } finally {
+      progress.stop();
       clearInterval(heartbeat);
       this.running.delete(job.id);
     }
@@ -161,6 +179,8 @@ export class WorkerPool {
     if (reason === "shutdown") {
       await this.queue.release(job.id, this.workerId);
       log.info("job returned to the queue at shutdown");
+    } else if (reason === "cancelled") {
+      log.info("job cancelled");
     } else {
       log.info({ reason: reason ?? "lease-lost" }, "job stopped");
     }

@@ -1,16 +1,19 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { Job, JobFilter, JobSearch, JobStatus, MetadataValue, Page } from "../domain.ts";
+import type { Job, JobFilter, JobSearch, JobState, MetadataValue, Page } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
+import { JOB_ERROR_TITLES } from "../jobs/job-failure.ts";
 import { describeIssues } from "../schema-issues.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { JobQueue } from "../store/job-queue.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
+import { type JobExtras, jobExtrasProblems } from "./job-extras.ts";
+import { requestHash } from "./request-hash.ts";
 import type { UploadService } from "./uploads.ts";
 import type { WorkflowService } from "./workflows.ts";
 
-export interface CreateJobRequest {
+export interface CreateJobRequest extends JobExtras {
   name: string;
   workflow: string;
   params: Record<string, unknown>;
@@ -33,6 +36,8 @@ export class JobService {
   private readonly workflows: WorkflowService;
   private readonly uploads: UploadService;
   private readonly events: JobEvents;
+  /** webhookUrl and copyResultsTo may point at internal addresses (MIXDOWN_ALLOW_PRIVATE_URLS). */
+  private readonly allowPrivateUrls: boolean;
 
   constructor(
     store: MetadataStore,
@@ -41,7 +46,9 @@ export class JobService {
     workflows: WorkflowService,
     uploads: UploadService,
     events: JobEvents,
+    options: { allowPrivateUrls: boolean } = { allowPrivateUrls: false },
   ) {
+    this.allowPrivateUrls = options.allowPrivateUrls;
     this.store = store;
     this.queue = queue;
     this.blobs = blobs;
@@ -61,15 +68,26 @@ export class JobService {
     return validate;
   }
 
-  async create(appId: string, request: CreateJobRequest): Promise<string> {
+  /**
+   * Queues a job and returns its id. With an idempotency key already used by this application within 24 h, the
+   * earlier job's id when the request is the same, else IDEMPOTENCY_KEY_REUSED; no second job either way.
+   */
+  async create(appId: string, request: CreateJobRequest, idempotencyKey?: string): Promise<string> {
     const workflow = await this.workflows.forJob(request.workflow);
     const validate = this.validatorFor(workflow.hash, workflow.definition.inputSchema);
     if (!validate(request.params)) {
       const details = describeIssues(validate.errors ?? [], "params");
       throw new ApiError("INVALID_WORKFLOW_PARAMS", undefined, details);
     }
+    const outputs = async () => {
+      const described = await this.workflows.describe(workflow.slug);
+      return Object.fromEntries(Object.entries(described.outputs).map(([name, output]) => [name, output?.kind]));
+    };
+    const extrasProblems = await jobExtrasProblems(request, outputs, this.allowPrivateUrls);
+    if (extrasProblems.length > 0) throw new ApiError("INVALID_REQUEST", "Invalid fields", extrasProblems);
     const id = uuidv7();
-    await this.queue.enqueue({
+    const hash = idempotencyKey === undefined ? undefined : requestHash(request);
+    const earlier = await this.queue.enqueue({
       id,
       appId,
       name: request.name,
@@ -79,8 +97,19 @@ export class JobService {
       params: request.params,
       createdAt: new Date().toISOString(),
       inputUploadIds: await this.uploads.uploadIdsIn(request.params),
+      webhookUrl: request.webhookUrl,
+      ...(idempotencyKey !== undefined && hash !== undefined
+        ? { idempotency: { key: idempotencyKey, requestHash: hash } }
+        : {}),
     });
-    return id;
+    if (!earlier) return id;
+    if (earlier.requestHash !== hash) {
+      throw new ApiError(
+        "IDEMPOTENCY_KEY_REUSED",
+        `The Idempotency-Key "${idempotencyKey}" was used for job ${earlier.jobId} with a different request body; use a new key for a new job`,
+      );
+    }
+    return earlier.jobId;
   }
 
   async get(appId: string, id: string): Promise<Job> {
@@ -89,14 +118,37 @@ export class JobService {
     return job;
   }
 
-  /** Synchronous when the store answers at once (embedded), else a promise. */
-  status(appId: string, id: string): JobStatus | Promise<JobStatus> {
-    const found = (status: JobStatus | undefined) => {
-      if (!status) throw new ApiError("JOB_NOT_FOUND");
-      return status;
+  /** The job's status and progress; synchronous when the store answers at once (embedded), else a promise. */
+  state(appId: string, id: string): JobState | Promise<JobState> {
+    const found = (state: JobState | undefined) => {
+      if (!state) throw new ApiError("JOB_NOT_FOUND");
+      return state;
     };
-    const status = this.store.getJobStatus(appId, id);
-    return status instanceof Promise ? status.then(found) : found(status);
+    const state = this.store.getJobState(appId, id);
+    return state instanceof Promise ? state.then(found) : found(state);
+  }
+
+  /**
+   * Stops a QUEUED or STARTED job: it ends FAILED with code CANCELLED, whichever node runs it, and its result
+   * files are removed (its worker removes its scratch files as it stops). Cancelling a cancelled job returns it
+   * again; a job that ended otherwise is JOB_ALREADY_FINISHED.
+   */
+  async cancel(appId: string, id: string): Promise<Job> {
+    const outcome = await this.queue.cancel(appId, id, {
+      code: "CANCELLED",
+      title: JOB_ERROR_TITLES.CANCELLED,
+      message: "The job was cancelled at the request of its application.",
+    });
+    if (outcome === "not-found") throw new ApiError("JOB_NOT_FOUND");
+    const job = await this.get(appId, id);
+    if (outcome === "finished" && job.error?.code !== "CANCELLED") {
+      throw new ApiError(
+        "JOB_ALREADY_FINISHED",
+        `The job already ended (${job.status}${job.error ? ` ${job.error.code}` : ""}); only QUEUED or STARTED jobs can be cancelled`,
+      );
+    }
+    if (outcome === "cancelled") await this.blobs.deletePrefix(`results/${id}/`);
+    return job;
   }
 
   list(filter: JobFilter): Promise<Page<Job>> {
@@ -124,7 +176,7 @@ export class JobService {
 
   /** Irreversible: stops the job if running, removes it and its stored results. */
   async delete(appId: string, id: string): Promise<void> {
-    if (!(await this.store.getJobStatus(appId, id))) throw new ApiError("JOB_NOT_FOUND");
+    if (!(await this.store.getJobState(appId, id))) throw new ApiError("JOB_NOT_FOUND");
     this.events.deleted(id);
     if (!(await this.store.deleteJob(appId, id))) throw new ApiError("JOB_NOT_FOUND");
     await this.blobs.deletePrefix(`results/${id}/`);

@@ -1,4 +1,4 @@
-import type { JobError, JobResult, NewJob } from "../domain.ts";
+import type { JobError, JobResult, JobState, NewJob } from "../domain.ts";
 
 export interface ClaimedJob {
   id: string;
@@ -10,13 +10,25 @@ export interface ClaimedJob {
   attempt: number;
 }
 
+/** enqueue()'s answer when the job's Idempotency-Key was already used: the job made then, and its request's hash. */
+export interface EarlierRequest {
+  jobId: string;
+  requestHash: string;
+}
+
+/** What cancel() found: a job it ended, a job that had already ended, or none of that application's. */
+export type CancelOutcome = "cancelled" | "finished" | "not-found";
+
 /**
  * The durable queue of jobs. Every transition is conditional on the caller still holding the lease,
  * so a worker that lost its lease (or whose job was deleted) cannot overwrite anything.
  */
 export interface JobQueue {
-  /** Writes the job row and its queue entry in one transaction. */
-  enqueue(job: NewJob): Promise<void>;
+  /**
+   * Writes the job row and its queue entry in one transaction. With an idempotency key already used (within 24 h)
+   * it writes nothing and returns the earlier request; a unique key decides between concurrent requests.
+   */
+  enqueue(job: NewJob): Promise<EarlierRequest | undefined>;
   /** Takes the next runnable job (queued, or started with an expired lease), fairly across applications. */
   claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
   /** Extends the lease; false when the worker no longer holds it (job deleted or taken over). */
@@ -25,6 +37,18 @@ export interface JobQueue {
   fail(jobId: string, workerId: string, error: JobError): Promise<boolean>;
   /** Gives the job back to the queue (shutdown); false when the lease was already lost. */
   release(jobId: string, workerId: string): Promise<boolean>;
+  /**
+   * Ends a QUEUED or STARTED job as FAILED with `error`, whoever runs it: its lease ends, so the worker's own
+   * outcome can no longer be written, and the change is published (watchStates) so that the worker stops.
+   */
+  cancel(appId: string, jobId: string, error: JobError): Promise<CancelOutcome>;
+  /** Records a running job's progress if workerId still runs it (else false), and publishes it. */
+  reportProgress(jobId: string, workerId: string, progress: number, step: string | null): Promise<boolean>;
+  /**
+   * Calls `onState` with each change of a job's state (status, progress) made by any node, soon after it
+   * commits. `undefined` means changes may have been missed (the listener reconnected): re-read what matters.
+   */
+  watchStates(onState: (state: JobState | undefined) => void, onError: (error: Error) => void): () => Promise<void>;
   /** Jobs waiting to start. */
   depth(): Promise<number>;
   /**

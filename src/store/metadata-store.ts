@@ -1,9 +1,11 @@
 import type {
   Application,
   ApplicationActivity,
+  FailureCount,
   Job,
   JobFilter,
   JobSearch,
+  JobState,
   JobStatus,
   Page,
   Upload,
@@ -27,14 +29,21 @@ export interface MetadataStore {
   applicationsVersion(): string;
 
   getJob(appId: string, id: string): Promise<Job | undefined>;
-  /** Synchronous where the store can answer at once (embedded: from memory or a prepared statement). */
-  getJobStatus(appId: string, id: string): JobStatus | undefined | Promise<JobStatus | undefined>;
+  /**
+   * The job's status and progress (what clients poll). Synchronous where the store can answer at once (embedded:
+   * from memory or a prepared statement).
+   */
+  getJobState(appId: string, id: string): JobState | undefined | Promise<JobState | undefined>;
   listJobs(filter: JobFilter): Promise<Page<Job>>;
   /** Jobs of every application, newest first (the dashboard's jobs table). */
   searchJobs(search: JobSearch): Promise<Page<Job>>;
   /** Removes the job and its queue entry; false when the app has no such job. */
   deleteJob(appId: string, id: string): Promise<boolean>;
   countJobsByStatus(): Promise<Record<JobStatus, number>>;
+  /** STARTED jobs per id of the worker that started them ("unknown" for jobs started before workers were recorded). */
+  runningJobsByWorker(): Promise<Record<string, number>>;
+  /** Failed jobs created since an ISO time, by error code, most frequent first. */
+  failuresByCode(since: string): Promise<FailureCount[]>;
 
   /** Inserts new workflows, updates changed ones (by definition hash), deletes those not listed. */
   syncWorkflows(workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void>;

@@ -20,7 +20,9 @@ const JOB_FIELDS = [
   "id",
   "metadata",
   "name",
+  "progress",
   "startedAt",
+  "step",
   "status",
   "result",
   "workflow",
@@ -152,6 +154,8 @@ for (const { backend, skip } of BACKENDS)
               createdAt: "<ts>",
               startedAt: null,
               completedAt: null,
+              progress: 0,
+              step: null,
             },
           );
           const age = Date.now() - Date.parse(got.body.createdAt);
@@ -279,7 +283,7 @@ for (const { backend, skip } of BACKENDS)
         test(`${prefix}: the status body is exactly {id, status}`, async () => {
           const response = await server.api("GET", `${prefix}/job/${jobId}/status`, { key: app.apiKey });
           assert.equal(response.status, 200);
-          assert.deepEqual(response.body, { id: jobId, status: "QUEUED" });
+          assert.deepEqual(response.body, { id: jobId, status: "QUEUED", progress: 0, step: null });
         });
 
         test(`${prefix}: the job is the same under both prefixes`, async () => {
@@ -642,13 +646,18 @@ for (const { backend, skip } of BACKENDS)
 
     for (const prefix of PREFIXES) {
       test(`${prefix}: status endpoint and status filters see the finished jobs`, async () => {
-        assert.deepEqual((await server.api("GET", `${prefix}/job/${failedId}/status`, { key })).body, {
-          id: failedId,
-          status: "FAILED",
-        });
+        const failed = (await server.api("GET", `${prefix}/job/${failedId}/status`, { key })).body;
+        // A failed job keeps the progress it had made (here: its first step done).
+        assert.ok(failed.progress >= 0 && failed.progress < 1, String(failed.progress));
+        assert.deepEqual(
+          { ...failed, progress: "<n>" },
+          { id: failedId, status: "FAILED", progress: "<n>", step: null },
+        );
         assert.deepEqual((await server.api("GET", `${prefix}/job/${succeededId}/status`, { key })).body, {
           id: succeededId,
           status: "SUCCEEDED",
+          progress: 1,
+          step: null,
         });
         const cases: [string, string[]][] = [
           ["?status=FAILED", [failedId]],

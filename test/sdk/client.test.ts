@@ -99,7 +99,7 @@ for (const { backend, skip } of BACKENDS)
       assert.equal(job.batchName, "album");
       assert.deepEqual(job.metadata, { user: "u1", take: 3, final: true });
       assert.equal(job.workflow, "mixdown/loudness-normalize");
-      assert.deepEqual(await client.getJobStatus(id), { id, status: "SUCCEEDED" });
+      assert.deepEqual(await client.getJobStatus(id), { id, status: "SUCCEEDED", progress: 1, step: null });
 
       const dir = path.join(tmp, "normalize");
       const seen = new Set<string>();

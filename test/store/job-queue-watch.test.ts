@@ -53,10 +53,10 @@ async function until(count: () => number, n: number, refresh: () => Promise<void
 
 test("embedded queue: watch() is called once per job queued, and no more once stopped", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-queue-watch-"));
-  const { db, externalChanges, jobStatus } = openSqlite(dir);
+  const { db, externalChanges, jobState } = openSqlite(dir);
   try {
     const stores: Stores = {
-      store: new SqlMetadataStore(db, externalChanges, jobStatus),
+      store: new SqlMetadataStore(db, externalChanges, jobState),
       queue: new SqliteJobQueue(db, { appConcurrency: 0 }),
       close: () => db.destroy(),
     };

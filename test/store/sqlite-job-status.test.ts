@@ -9,7 +9,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { openSqlite } from "../../src/store/sqlite/database.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-sqlite-status-"));
-const { db, jobStatus } = openSqlite(dir);
+const { db, jobState } = openSqlite(dir);
+const jobStatus = (appId: string, id: string) => jobState(appId, id)?.status;
 after(async () => {
   await db.destroy();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -39,6 +40,10 @@ async function insertJob(appId: string, status: string): Promise<string> {
       created_at: now,
       started_at: null,
       completed_at: null,
+      webhook_url: null,
+      progress: 0,
+      step: null,
+      revision: 0,
     })
     .execute();
   return id;

@@ -4,10 +4,18 @@ import { ApiError } from "../../errors.ts";
 import { isUuid } from "../../ids.ts";
 import type { CreateJobRequest } from "../../services/jobs.ts";
 import { paginationLinks, renderJob } from "../render.ts";
-import { createJobBody, errorResponses, idResponse, jobIdParams, listJobsQuery, statusResponse } from "../schemas.ts";
+import {
+  createJobBody,
+  createJobHeaders,
+  errorResponses,
+  idResponse,
+  jobIdParams,
+  listJobsQuery,
+  statusResponse,
+} from "../schemas.ts";
 import type { ApiContext } from "./context.ts";
 
-function jobId(params: unknown): string {
+export function jobId(params: unknown): string {
   const { id } = params as { id: string };
   if (!isUuid(id)) throw new ApiError("INVALID_JOB_ID", `"${id}" is not a valid job id (a UUID)`);
   return id.toLowerCase();
@@ -24,11 +32,17 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
       schema: {
         tags,
         summary: "Create a job",
+        description:
+          "With an Idempotency-Key header, a retried request (same key, same body, within 24 hours) returns the same job id instead of creating a second job; the same key with a different body is refused (409 IDEMPOTENCY_KEY_REUSED).",
+        headers: createJobHeaders,
         body: createJobBody,
-        response: { 200: idResponse, ...errorResponses(400, 401, 404, 422) },
+        response: { 200: idResponse, ...errorResponses(400, 401, 404, 409, 422, 429) },
       },
     },
-    async (request) => ({ id: await jobs.create(request.application.id, request.body as CreateJobRequest) }),
+    async (request) => {
+      const key = (request.headers as { "idempotency-key"?: string })["idempotency-key"];
+      return { id: await jobs.create(request.application.id, request.body as CreateJobRequest, key) };
+    },
   );
 
   app.get(
@@ -87,7 +101,7 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
     {
       schema: {
         tags,
-        summary: "Get a job's status",
+        summary: "Get a job's status and progress",
         params: jobIdParams,
         response: { 200: statusResponse, ...errorResponses(400, 401, 404) },
       },
@@ -95,9 +109,24 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
     // Not async: clients poll this route, and the embedded store answers without a promise hop.
     (request) => {
       const id = jobId(request.params);
-      const status = jobs.status(request.application.id, id);
-      return status instanceof Promise ? status.then((known) => ({ id, status: known })) : { id, status };
+      const state = jobs.state(request.application.id, id);
+      return state instanceof Promise ? state.then((known) => ({ ...known, id })) : { ...state, id };
     },
+  );
+
+  app.post(
+    "/job/:id/cancel",
+    {
+      schema: {
+        tags,
+        summary: "Cancel a job",
+        description:
+          "Stops a QUEUED or STARTED job: it ends FAILED with error code CANCELLED, and its partial results are removed. Cancelling a cancelled job returns it again; a job that ended otherwise gets 409 JOB_ALREADY_FINISHED. Unlike DELETE, the job stays.",
+        params: jobIdParams,
+        response: { 200: { $ref: "Job#" }, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => render(await jobs.cancel(request.application.id, jobId(request.params))),
   );
 
   app.delete(

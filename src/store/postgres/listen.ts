@@ -1,14 +1,14 @@
 import pg from "pg";
 
 /**
- * Calls `onNotify` for each NOTIFY on `channel`, over a connection of its own (a LISTEN holds its connection).
- * When the connection fails or drops, it says so through `onError` and connects again every `retryMs`; once back
- * it calls `onNotify` once, for what it may have missed meanwhile. Returns a function that stops listening.
+ * Calls `onNotify` with the payload of each NOTIFY on `channel`, over a connection of its own (a LISTEN holds its
+ * connection). When the connection fails or drops, it says so through `onError` and connects again every `retryMs`;
+ * once back it calls `onNotify` once without a payload, for what it may have missed meanwhile. Returns a function that stops listening.
  */
 export function listen(
   connectionString: string,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload?: string) => void,
   onError: (error: Error) => void,
   retryMs = 1000,
 ): () => Promise<void> {
@@ -31,7 +31,7 @@ export function listen(
       if (!stopped) onError(error);
       scheduleRetry();
     };
-    next.on("notification", (message) => message.channel === channel && onNotify());
+    next.on("notification", (message) => message.channel === channel && onNotify(message.payload));
     next.on("error", lose);
     next.on("end", () => lose(new Error("the connection ended")));
     try {

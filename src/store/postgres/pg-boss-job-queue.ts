@@ -1,9 +1,13 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type pg from "pg";
 import type { Db, PgBoss } from "pg-boss";
-import type { JobError, JobResult, NewJob } from "../../domain.ts";
-import type { ClaimedJob, JobQueue } from "../job-queue.ts";
+import type { JobError, JobResult, JobState, NewJob } from "../../domain.ts";
+import type { CancelOutcome, ClaimedJob, EarlierRequest, JobQueue } from "../job-queue.ts";
+import { idempotencyStatements, KeyAlreadyUsed } from "../sql/idempotency.ts";
+import { endEventType, insertJobEvent, JOB_EVENT_CHANNEL } from "../sql/job-events.ts";
+import { JOB_STATE_COLUMNS, type JobStateRow } from "../sql/job-state-row.ts";
 import { type Database, newJobRow } from "../sql/schema.ts";
+import { JOB_STATES_CHANNEL, notifyState, notifyStateOf, parseStatePayload } from "./job-states.ts";
 import { listen } from "./listen.ts";
 
 export const QUEUE = "mixdown-jobs";
@@ -33,6 +37,9 @@ export class PgBossJobQueue implements JobQueue {
   private readonly connectionString: string;
   /** The pg-boss attempt each job claimed by this process is on. */
   private readonly attempts = new Map<string, Attempt>();
+  /** watchStates()'s listeners, served by one LISTEN connection for the whole process. */
+  private readonly stateWatchers = new Set<(state: JobState | undefined) => void>();
+  private stopStates: (() => Promise<void>) | undefined;
 
   constructor(
     db: Kysely<Database>,
@@ -63,7 +70,17 @@ export class PgBossJobQueue implements JobQueue {
     }
   }
 
-  async enqueue(job: NewJob): Promise<void> {
+  async enqueue(job: NewJob): Promise<EarlierRequest | undefined> {
+    try {
+      await this.insert(job);
+      return undefined;
+    } catch (error) {
+      if (error instanceof KeyAlreadyUsed) return { jobId: error.jobId, requestHash: error.requestHash };
+      throw error;
+    }
+  }
+
+  private async insert(job: NewJob): Promise<void> {
     await this.transaction(async (client, adapter) => {
       // One statement (one round trip) writes the job and its inputs, counts the application's jobs already waiting
       // (the CTEs' rows are not visible to it) and NOTIFYs idle workers, which hear it once the transaction commits.
@@ -79,6 +96,22 @@ export class PgBossJobQueue implements JobQueue {
         .where("status", "=", "QUEUED")
         .compile();
       const { rows } = await client.query<{ waiting: number }>(statement.sql, statement.parameters as unknown[]);
+      if (job.idempotency) {
+        // After the job's insert: a concurrent request with the same key waits here for this one to commit.
+        const { record, earlier } = idempotencyStatements(
+          this.db,
+          { ...job, idempotency: job.idempotency },
+          Date.now(),
+        );
+        if ((await client.query(record.sql, record.parameters as unknown[])).rowCount === 0) {
+          const held = await client.query<{ job_id: string; request_hash: string }>(
+            earlier.sql,
+            earlier.parameters as unknown[],
+          );
+          const row = held.rows[0];
+          if (row) throw new KeyAlreadyUsed(row.job_id, row.request_hash);
+        }
+      }
       // Fair share: an application's n-th waiting job goes behind every other application's first ones.
       const rank = rows[0]?.waiting ?? 0;
       await this.boss.send(
@@ -93,19 +126,53 @@ export class PgBossJobQueue implements JobQueue {
     return listen(this.connectionString, QUEUED_CHANNEL, onQueued, onError);
   }
 
+  watchStates(onState: (state: JobState | undefined) => void, onError: (error: Error) => void): () => Promise<void> {
+    const listener = (state: JobState | undefined) => onState(state);
+    this.stateWatchers.add(listener);
+    this.stopStates ??= listen(
+      this.connectionString,
+      JOB_STATES_CHANNEL,
+      (payload) => {
+        const state = parseStatePayload(payload);
+        if (state || payload === undefined) for (const watcher of this.stateWatchers) watcher(state);
+      },
+      onError,
+    );
+    return async () => {
+      this.stateWatchers.delete(listener);
+      if (this.stateWatchers.size > 0 || !this.stopStates) return;
+      const stop = this.stopStates;
+      this.stopStates = undefined;
+      await stop();
+    };
+  }
+
   async claim(workerId: string): Promise<ClaimedJob | undefined> {
-    void workerId;
     for (;;) {
       const [fetched] = await this.fetchOne();
       if (!fetched) return undefined;
       const attempt = { id: fetched.id, retryCount: fetched.retryCount };
-      const row = await this.db
+      const start = this.db
         .updateTable("jobs")
-        .set({ status: "STARTED", started_at: new Date().toISOString() })
+        .set({
+          status: "STARTED",
+          started_at: new Date().toISOString(),
+          worker_id: workerId,
+          progress: 0,
+          step: null,
+          revision: sql`revision + 1`,
+        })
         .where("id", "=", fetched.id)
         .where("status", "in", ["QUEUED", "STARTED"])
-        .returning(["id", "app_id", "workflow", "params", "created_at"])
-        .executeTakeFirst();
+        .returning(["workflow", "params", "created_at", ...JOB_STATE_COLUMNS]);
+      // One statement: its parts see the row as it was, so job.started goes to the outbox only for a job leaving
+      // QUEUED (not for one taken over from a silent worker), atomically with the update.
+      const { rows } = await sql<Selectable<Database["jobs"]>>`
+        WITH event AS (${insertJobEvent(fetched.id, "job.started", "QUEUED")} RETURNING 1), started AS (${start})
+        SELECT started.*, CASE WHEN EXISTS (SELECT 1 FROM event) THEN pg_notify(${JOB_EVENT_CHANNEL}, '') END,
+          ${notifyStateOf("started")}
+        FROM started`.execute(this.db);
+      const row = rows[0];
       if (!row) {
         // Deleted (or already ended) while it waited: settle the delivery and look again.
         await this.boss.complete(QUEUE, attempt);
@@ -159,11 +226,26 @@ export class PgBossJobQueue implements JobQueue {
       const update = this.db
         .with("inputs", (db) => db.deleteFrom("job_inputs").where("job_id", "=", jobId))
         .updateTable("jobs")
-        .set({ ...outcome, completed_at: new Date().toISOString() })
+        .set({
+          ...outcome,
+          completed_at: new Date().toISOString(),
+          ...(outcome.status === "SUCCEEDED" ? { progress: 1 } : {}),
+          step: null,
+          revision: sql`revision + 1`,
+        })
         .where("id", "=", jobId)
+        .returning(JOB_STATE_COLUMNS)
         .compile();
-      const updated = await client.query(update.sql, update.parameters as unknown[]);
-      return (updated.rowCount ?? 0) > 0;
+      const updated = await client.query<JobStateRow>(update.sql, update.parameters as unknown[]);
+      const ended = updated.rows[0];
+      if (!ended) return false;
+      const { text, values } = notifyState(ended);
+      await client.query(text, values);
+      const event = sql`
+        WITH event AS (${insertJobEvent(jobId, endEventType(outcome))} RETURNING 1)
+        SELECT pg_notify(${JOB_EVENT_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM event)`.compile(this.db);
+      await client.query(event.sql, event.parameters as unknown[]);
+      return true;
     });
   }
 
@@ -184,12 +266,65 @@ export class PgBossJobQueue implements JobQueue {
       if (affected(failed) === 0) return false;
       const update = this.db
         .updateTable("jobs")
-        .set({ status: "QUEUED", started_at: null })
+        .set({ status: "QUEUED", started_at: null, progress: 0, step: null, revision: sql`revision + 1` })
         .where("id", "=", jobId)
+        .returning(JOB_STATE_COLUMNS)
         .compile();
-      await client.query(update.sql, update.parameters as unknown[]);
+      const queued = (await client.query<JobStateRow>(update.sql, update.parameters as unknown[])).rows[0];
+      if (queued) {
+        const { text, values } = notifyState(queued);
+        await client.query(text, values);
+      }
       return true;
     });
+  }
+
+  async cancel(appId: string, jobId: string, error: JobError): Promise<CancelOutcome> {
+    return this.transaction(async (client, adapter) => {
+      const update = this.db
+        .with("inputs", (db) => db.deleteFrom("job_inputs").where("job_id", "=", jobId))
+        .updateTable("jobs")
+        .set({
+          status: "FAILED",
+          result: null,
+          error: JSON.stringify(error),
+          completed_at: new Date().toISOString(),
+          step: null,
+          revision: sql`revision + 1`,
+        })
+        .where("app_id", "=", appId)
+        .where("id", "=", jobId)
+        .where("status", "in", ["QUEUED", "STARTED"])
+        .returning(JOB_STATE_COLUMNS)
+        .compile();
+      const cancelled = (await client.query<JobStateRow>(update.sql, update.parameters as unknown[])).rows[0];
+      if (!cancelled) {
+        const found = await client.query("SELECT 1 FROM jobs WHERE app_id = $1 AND id = $2", [appId, jobId]);
+        return found.rowCount ? "finished" : "not-found";
+      }
+      // Its pg-boss job ends too: a waiting one is never fetched, a running one's worker can no longer complete it.
+      await this.boss.cancel(QUEUE, jobId, { db: adapter });
+      const event = sql`
+        WITH event AS (${insertJobEvent(jobId, "job.cancelled")} RETURNING 1)
+        SELECT pg_notify(${JOB_EVENT_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM event)`.compile(this.db);
+      await client.query(event.sql, event.parameters as unknown[]);
+      const { text, values } = notifyState(cancelled);
+      await client.query(text, values);
+      return "cancelled";
+    });
+  }
+
+  async reportProgress(jobId: string, _workerId: string, progress: number, step: string | null): Promise<boolean> {
+    if (!this.attempts.has(jobId)) return false;
+    const { rows } = await sql<{ id: string }>`
+      WITH changed AS (${this.db
+        .updateTable("jobs")
+        .set({ progress, step, revision: sql`revision + 1` })
+        .where("id", "=", jobId)
+        .where("status", "=", "STARTED")
+        .returning(JOB_STATE_COLUMNS)})
+      SELECT changed.id, ${notifyStateOf("changed")} FROM changed`.execute(this.db);
+    return rows.length > 0;
   }
 
   async depth(): Promise<number> {

@@ -1,7 +1,8 @@
-import { type Kysely, type Selectable } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import {
   type Application,
   type ApplicationActivity,
+  type FailureCount,
   JOB_STATUSES,
   type Job,
   type JobFilter,
@@ -17,6 +18,7 @@ import type { MetadataStore } from "../metadata-store.ts";
 import { searchJobRows } from "./job-search.ts";
 import { JOB_STATE_COLUMNS, type JobStateRow, toJobState } from "./job-state-row.ts";
 import type { Database } from "./schema.ts";
+import { failuresByCode, runningJobsByWorker } from "./system-overview.ts";
 
 type AppRow = Selectable<Database["applications"]>;
 type JobRow = Selectable<Database["jobs"]> & { app_name: string };
@@ -244,6 +246,14 @@ export class SqlMetadataStore implements MetadataStore {
   async deleteJob(appId: string, id: string): Promise<boolean> {
     const result = await this.db.deleteFrom("jobs").where("app_id", "=", appId).where("id", "=", id).executeTakeFirst();
     return result.numDeletedRows > 0n;
+  }
+
+  runningJobsByWorker(): Promise<Record<string, number>> {
+    return runningJobsByWorker(this.db);
+  }
+
+  failuresByCode(since: string): Promise<FailureCount[]> {
+    return failuresByCode(this.db, since);
   }
 
   async countJobsByStatus(): Promise<Record<JobStatus, number>> {
