@@ -7,17 +7,22 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { Runtime } from "../runtime.ts";
 import { type DashboardContext, PREFIX } from "./context.ts";
 import { csrfHook } from "./csrf-hook.ts";
+import { fileOrigins } from "./file-origins.ts";
 import { applicationPage } from "./pages/application.ts";
 import { applicationsPage } from "./pages/applications.ts";
 import { jobPage } from "./pages/job.ts";
 import { jobsPage } from "./pages/jobs.ts";
+import { runPage } from "./pages/run.ts";
 import { setupPage } from "./pages/setup.ts";
 import { signInPage } from "./pages/sign-in.ts";
+import { workflowPage } from "./pages/workflow.ts";
+import { workflowEditorPage } from "./pages/workflow-editor.ts";
+import { workflowsPage } from "./pages/workflows.ts";
 import { view } from "./render.ts";
 import { sessionHook } from "./session-hook.ts";
 
 /** Security headers of every dashboard response: no inline script, no framing, no referrer. */
-function helmetOptions(tls: boolean) {
+function helmetOptions(tls: boolean, files: string[]) {
   return {
     contentSecurityPolicy: {
       useDefaults: false,
@@ -26,7 +31,8 @@ function helmetOptions(tls: boolean) {
         scriptSrc: ["'self'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", "data:"],
-        connectSrc: ["'self'"],
+        // The run page PUTs uploads to the object store's presigned URLs (S3 mode).
+        connectSrc: ["'self'", ...files],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
         formAction: ["'self'"],
@@ -57,7 +63,7 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
       });
       await scope.register(cookie);
       await scope.register(formbody, { bodyLimit: 64 * 1024 });
-      await scope.register(helmet, helmetOptions(context.secureCookies));
+      await scope.register(helmet, helmetOptions(context.secureCookies, fileOrigins(runtime.config)));
       await scope.register(fastifyStatic, {
         root: path.join(import.meta.dirname, "assets"),
         prefix: "/assets/",
@@ -87,6 +93,10 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
       applicationPage(scope, context);
       jobsPage(scope, context);
       jobPage(scope, context);
+      runPage(scope, context);
+      workflowsPage(scope, context);
+      workflowPage(scope, context);
+      workflowEditorPage(scope, context);
     },
     { prefix: PREFIX },
   );

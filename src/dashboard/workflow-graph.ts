@@ -30,12 +30,12 @@ export interface WorkflowGraph {
   summary: string;
 }
 
-const NODE_W = 168;
+const NODE_W = 148;
 const NODE_H = 44;
-const GAP_X = 56;
+const GAP_X = 44;
 const GAP_Y = 16;
 const PAD = 8;
-const MAX_LABEL = 22;
+const MAX_LABEL = 19;
 
 const short = (text: string) => (text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text);
 

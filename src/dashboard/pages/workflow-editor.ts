@@ -3,7 +3,7 @@ import type { DefinitionError } from "../../engine/types.ts";
 import type { DefinitionFormat } from "../../workflows/load-definition.ts";
 import type { DashboardContext } from "../context.ts";
 import { view } from "../render.ts";
-import { type SlugParams, slugOf } from "./workflow.ts";
+import { orNotFound, type SlugParams, slugOf } from "./workflow.ts";
 import { customWorkflowsNote } from "./workflows.ts";
 
 /** Definitions are small; a larger text would not fit the dashboard's form body limit. */
@@ -62,9 +62,10 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
 
   dashboard.get("/workflow-editor", (request, reply) => editor(request, reply, { text: STARTER, format: "yaml" }));
 
-  const edit = (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
+  const edit = async (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
     const slug = slugOf(request.params);
-    return editor(request, reply, { ...workflows.source(slug), original: slug });
+    const source = await orNotFound(request, reply, () => workflows.source(slug));
+    return source ? editor(request, reply, { ...source, original: slug }) : reply;
   };
   dashboard.get<SlugParams>("/workflow-editor/:owner", edit);
   dashboard.get<SlugParams>("/workflow-editor/:owner/:name", edit);
@@ -91,7 +92,7 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
 
   const confirmDelete = async (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
     const slug = slugOf(request.params);
-    workflows.source(slug); // 404 unless it is a custom workflow
+    if (!(await orNotFound(request, reply, () => workflows.source(slug)))) return reply;
     return view(request, reply, "pages/confirm", {
       title: `Delete the workflow ${slug}?`,
       message:
@@ -103,8 +104,8 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
     });
   };
   const remove = async (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
-    await workflows.remove(slugOf(request.params));
-    return reply.redirect("/dashboard/workflows", 303);
+    const removed = await orNotFound(request, reply, () => workflows.remove(slugOf(request.params)).then(() => true));
+    return removed ? reply.redirect("/dashboard/workflows", 303) : reply;
   };
   dashboard.get<SlugParams>("/workflow-delete/:owner", confirmDelete);
   dashboard.get<SlugParams>("/workflow-delete/:owner/:name", confirmDelete);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "../../errors.ts";
 import type { DashboardContext } from "../context.ts";
 import { view } from "../render.ts";
 import { layoutGraph } from "../workflow-graph.ts";
@@ -8,6 +9,22 @@ export type SlugParams = { Params: { owner: string; name?: string } };
 
 /** The slug of a /…/OWNER/NAME or /…/NAME route (slugs have at most one "/"). */
 export const slugOf = (params: SlugParams["Params"]) => (params.name ? `${params.owner}/${params.name}` : params.owner);
+
+/** The result of `find`, or, when it finds no such workflow, undefined with the 404 page sent. */
+export async function orNotFound<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  find: () => T | Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await find();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "WORKFLOW_NOT_FOUND") throw error;
+    reply.code(404);
+    view(request, reply, "pages/error", { title: "Not found", message: error.message });
+    return undefined;
+  }
+}
 
 /** A param of the input schema as a row: its type (or choices), whether required, default and limits. */
 function paramRows(inputSchema: Schema) {
@@ -37,7 +54,8 @@ function paramRows(inputSchema: Schema) {
 export function workflowPage(dashboard: FastifyInstance, { runtime }: DashboardContext): void {
   const show = async (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
     const slug = slugOf(request.params);
-    const wf = await runtime.workflows.describe(slug);
+    const wf = await orNotFound(request, reply, () => runtime.workflows.describe(slug));
+    if (!wf) return reply;
     const definition = runtime.workflows.registry.get(slug)?.definition;
     return view(request, reply, "pages/workflow", {
       title: wf.name,
