@@ -35,6 +35,8 @@ export interface Config {
    * address is the one sign-in throttling counts; empty: the connection's address.
    */
   trustProxy: string[];
+  /** Seconds between a webhook delivery's attempts (before jitter): one retry per entry, then it fails. */
+  webhookRetrySchedule: number[];
 }
 
 export interface TlsConfig {
@@ -181,6 +183,23 @@ function proxies(env: Env): string[] {
   return list;
 }
 
+/** Default: 11 attempts over about 23.6 hours (exponential, ×2 to ×6 per step). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
+
+/** MIXDOWN_WEBHOOK_RETRY_SCHEDULE: comma-separated seconds (decimals allowed), at most 30 retries. */
+function retrySchedule(env: Env): number[] {
+  const raw = env.MIXDOWN_WEBHOOK_RETRY_SCHEDULE?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const parts = raw === "none" ? [] : raw.split(",").map((part) => part.trim());
+  const valid = parts.every((part) => /^\d+(\.\d+)?$/.test(part) && Number(part) <= 7 * 24 * 3600);
+  if (!valid || parts.length > 30) {
+    throw new ConfigError(
+      `MIXDOWN_WEBHOOK_RETRY_SCHEDULE must list up to 30 delays in seconds (each at most a week), separated by commas, or "none", got "${raw}"`,
+    );
+  }
+  return parts.map(Number);
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Reads and validates the whole configuration; throws ConfigError with a message naming the variable. */
@@ -226,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     tls,
     dashboardSessionIdleMs: integer(env, "MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS", 12, 1, 24 * 365) * 3600 * 1000,
     trustProxy: proxies(env),
+    webhookRetrySchedule: retrySchedule(env),
   };
 }
 
@@ -259,6 +279,11 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_TRUST_PROXY         reverse proxies (addresses or CIDR ranges, comma-separated) whose
                               X-Forwarded-For gives the client's address, e.g. for sign-in throttling
                               (default: none, the connection's address counts)
+  MIXDOWN_WEBHOOK_RETRY_SCHEDULE
+                              seconds between a webhook delivery's attempts, comma-separated, each
+                              ±20% jitter; after the last the delivery fails ("none": no retries;
+                              default 5,30,120,600,1800,3600,7200,14400,28800,28800: 11 attempts over
+                              about 24 h)
 
 Distributed mode (both optional, independent):
   MIXDOWN_DATABASE_URL        postgres://… : metadata in Postgres, queue in pg-boss

@@ -22,6 +22,7 @@ export async function serve(config: Config, role: Role = "all"): Promise<void> {
   await listen(app, config);
   if (role !== "worker") await announceSetupLink(runtime, app.log);
   if (role !== "api") runtime.startWorkers(app.log, metrics.observeJob);
+  runtime.startWebhooks(app.log);
 
   const collect = () =>
     runtime.uploads

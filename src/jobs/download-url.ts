@@ -29,14 +29,17 @@ function refuse(host: string, address: string): JobFailure {
   );
 }
 
-/** dns.lookup that answers only with addresses we may connect to. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+/** dns.lookup that answers only with addresses we may connect to (else fails with `refused`'s error). */
+export function guardedLookup(
+  allowPrivate: boolean,
+  refused: (host: string, address: string) => Error = refuse,
+): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 0);
       const usable = addresses.filter((a) => allowPrivate || isPublicAddress(a.address));
       const first = usable[0];
-      if (!first) return callback(refuse(hostname, addresses[0]?.address ?? "nothing"), "", 0);
+      if (!first) return callback(refused(hostname, addresses[0]?.address ?? "nothing"), "", 0);
       if (options.all) (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, usable);
       else callback(null, first.address, first.family);
     });

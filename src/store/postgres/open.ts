@@ -1,8 +1,11 @@
 import { PgBoss } from "pg-boss";
 import type { StoresWithOperators } from "../../runtime.ts";
+import { JOB_EVENT_CHANNEL } from "../sql/job-events.ts";
 import { SqlMetadataStore } from "../sql/sql-metadata-store.ts";
 import { SqlOperatorStore } from "../sql/sql-operator-store.ts";
+import { SqlWebhookStore } from "../sql/sql-webhook-store.ts";
 import { openPostgres } from "./database.ts";
+import { listen } from "./listen.ts";
 import { PgBossJobQueue, QUEUE } from "./pg-boss-job-queue.ts";
 
 /**
@@ -39,6 +42,10 @@ export async function openPostgresStores(
     store: new SqlMetadataStore(db, () => String(performance.now())),
     operators: new SqlOperatorStore(db),
     queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency, connectionString }),
+    webhooks: new SqlWebhookStore(db, {
+      dialect: "postgres",
+      watch: (onEvent, onError) => listen(connectionString, JOB_EVENT_CHANNEL, onEvent, onError),
+    }),
     async close() {
       await boss.stop({ graceful: false, close: true });
       await close();
