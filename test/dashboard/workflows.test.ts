@@ -69,6 +69,34 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
     assertNoneRunning();
   });
 
+  test("without a session, every run and workflow route redirects to sign-in, and an API key is refused", async () => {
+    const routes: [string, string][] = [
+      ["GET", "/dashboard/run"],
+      ["POST", "/dashboard/run"],
+      ["POST", "/dashboard/run/upload-url"],
+      ["GET", "/dashboard/workflows"],
+      ["GET", "/dashboard/workflows/mixdown/convert"],
+      ["GET", "/dashboard/workflows/solo"],
+      ["GET", "/dashboard/workflow-editor"],
+      ["POST", "/dashboard/workflow-editor"],
+      ["POST", "/dashboard/workflow-editor/validate"],
+      ["GET", "/dashboard/workflow-editor/test/x"],
+      ["GET", "/dashboard/workflow-delete/test/x"],
+      ["POST", "/dashboard/workflow-delete/test/x"],
+    ];
+    for (const [method, route] of routes) {
+      const response = await fetch(`${server.url}${route}`, { method, redirect: "manual" });
+      assert.equal(response.status, 303, `${method} ${route}`);
+      assert.equal(response.headers.get("location"), "/dashboard/sign-in", `${method} ${route}`);
+      const withKey = await fetch(`${server.url}${route}`, {
+        method,
+        redirect: "manual",
+        headers: { authorization: app.apiKey },
+      });
+      assert.equal(withKey.status, 401, `${method} ${route} with an API key`);
+    }
+  });
+
   test("the list shows built-in and custom workflows, each runnable or not with the reason", async () => {
     const file = path.join(server.dataDir, "needs-model.json");
     fs.writeFileSync(file, JSON.stringify(NEEDS_MODEL));
