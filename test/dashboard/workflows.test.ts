@@ -128,6 +128,15 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
     await assertAccessible(page, "workflows");
     await screenshot(page, "dashboard-workflows");
     fs.rmSync(path.join(server.dataDir, "workflows", "test~broken.yaml"));
+
+    // The run page offers it disabled, and says why when it is asked for by name.
+    await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=test/needs-model`);
+    assert.equal(await page.locator('#run-workflow option[value="test/needs-model"]').isDisabled(), true);
+    assert.match(
+      await page.getByRole("alert").innerText(),
+      /cannot run on this server:\s+steps\[1\]: module "stems-vocals"/,
+    );
+    assert.equal(await page.locator("form.run-form").count(), 0);
   });
 
   test("a workflow page: description, parameters, outputs, and its steps drawn as a graph", async () => {
@@ -141,35 +150,45 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
       .getByRole("row", { name: /inputUrl/ })
       .innerText();
     assert.match(param, /inputUrl\s+string\s+required/);
-    const outputs = await page.locator("section", { hasText: "Outputs" }).locator("tbody tr").allInnerTexts();
+    // The outputs, as the API describes them.
+    const described = await server.api("GET", "/v1/workflow/mixdown/beats-chords", { key: app.apiKey });
+    const outputs = await page.getByRole("region", { name: "Outputs" }).locator("tbody tr").allInnerTexts();
     assert.deepEqual(
       outputs.map((row) => row.split("\t")[0]),
-      ["bpm", "beatMap", "chordMap", "key"],
+      Object.keys(described.body.outputs),
     );
-    // One param, two steps, four results; param → input → analyse → each result.
+    const steps = await page.getByRole("region", { name: "Steps" }).locator("tbody tr").allInnerTexts();
+    assert.deepEqual(
+      steps.map((row) => row.split("\t").slice(0, 2).join(" ")),
+      (described.body.steps as { id: string; module: string }[]).map((step) => `${step.id} ${step.module}`),
+    );
+    assert.equal(await page.getByRole("link", { name: "Edit" }).count(), 0, "built-ins are not editable");
+    await assertAccessible(page, "workflow");
+
+    // The graph of a known workflow: param → input → separate → result.
+    await page.goto(`${server.url}/dashboard/workflows/test/needs-model`);
     const nodes = await page.locator(".graph g.node").evaluateAll((gs) => gs.map((g) => g.getAttribute("data-node")));
-    assert.deepEqual(nodes, [
-      "param:inputUrl",
-      "step:input",
-      "step:analyse",
-      "output:bpm",
-      "output:beatMap",
-      "output:chordMap",
-      "output:key",
-    ]);
+    assert.deepEqual(nodes, ["param:inputUrl", "step:input", "step:separate", "output:vocals"]);
     const edges = await page
       .locator(".graph path.edge")
       .evaluateAll((ps) => ps.map((p) => `${p.getAttribute("data-from")}>${p.getAttribute("data-to")}`));
     assert.deepEqual(edges.sort(), [
       "param:inputUrl>step:input",
-      "step:analyse>output:beatMap",
-      "step:analyse>output:bpm",
-      "step:analyse>output:chordMap",
-      "step:analyse>output:key",
-      "step:input>step:analyse",
+      "step:input>step:separate",
+      "step:separate>output:vocals",
     ]);
-    assert.equal(await page.getByRole("link", { name: "Edit" }).count(), 0, "built-ins are not editable");
-    await assertAccessible(page, "workflow");
+    // Each box sits in the column after the one it reads.
+    const columns = await page
+      .locator(".graph g.node")
+      .evaluateAll((gs) => gs.map((g) => Number(/translate\(([\d.]+),/.exec(g.getAttribute("transform") ?? "")?.[1])));
+    assert.deepEqual(
+      columns,
+      [...columns].sort((a, b) => a - b),
+      String(columns),
+    );
+    assert.equal(new Set(columns).size, 4, String(columns));
+    assert.match((await page.locator(".graph desc").textContent()) ?? "", /step separate \(stems-vocals\) reads input/);
+    assert.equal(await page.getByRole("link", { name: "Edit" }).count(), 1, "custom ones are");
   });
 
   test("the editor lists the validator's errors as the operator types, the same as `workflow validate`", async () => {

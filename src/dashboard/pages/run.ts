@@ -39,7 +39,8 @@ export function runPage(dashboard: FastifyInstance, { runtime }: DashboardContex
   ) => {
     const [apps, catalogue] = await Promise.all([activeApps(), workflows.catalogue()]);
     const app = apps.find((a) => a.id === form.app);
-    const chosen = catalogue.find((wf) => wf.slug === form.workflow && wf.runnable);
+    const named = catalogue.find((wf) => wf.slug === form.workflow);
+    const chosen = named?.runnable ? named : undefined;
     const definition = chosen && workflows.registry.get(chosen.slug)?.definition;
     const fields = definition ? fieldsOf(definition.inputSchema, fileParams(definition.steps)) : [];
     const values: Record<string, string> = {};
@@ -50,6 +51,7 @@ export function runPage(dashboard: FastifyInstance, { runtime }: DashboardContex
       workflows: catalogue,
       app,
       workflow: chosen,
+      unavailable: named && !named.runnable ? named : undefined,
       fields,
       values,
       name: form.name ?? chosen?.name ?? "",
