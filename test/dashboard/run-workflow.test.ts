@@ -6,7 +6,7 @@ import { describeOrSkip } from "../helpers/backends.ts";
 import { startFixture } from "../helpers/http-fixture.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
-import { csrfTokenOf, signInFirstOperator } from "./operator-session.ts";
+import { csrfTokenOf, OPERATOR_PASSWORD, signInFirstOperator } from "./operator-session.ts";
 
 const JOB_URL = /\/dashboard\/jobs\/([0-9a-f-]{36})$/;
 
@@ -142,7 +142,36 @@ for (const { backend, skip } of BACKENDS)
       assert.equal(job.body.status, "SUCCEEDED");
     });
 
-    if (!embedded) return;
+    if (!embedded) {
+      test("a page opened at another origin than MIXDOWN_PUBLIC_URL is told where uploads work, and keeps its form", async () => {
+        const elsewhere = server.url.replace("127.0.0.1", "localhost");
+        const context = await browser.newContext();
+        const other = await context.newPage();
+        try {
+          await other.goto(`${elsewhere}/dashboard/sign-in`);
+          await other.getByLabel("Name").fill("admin");
+          await other.getByLabel("Password").fill(OPERATOR_PASSWORD);
+          await other.getByRole("button", { name: "Sign in" }).click();
+          await other.waitForURL("**/dashboard/applications");
+          await other.goto(`${elsewhere}/dashboard/run?app=${app.id}&workflow=mixdown/convert`);
+          await other.getByLabel("Job name").fill("kept");
+          await other.locator("#param-inputUrl-file").setInputFiles({
+            name: "tone.wav",
+            mimeType: "audio/wav",
+            buffer: sineWav(0.5),
+          });
+          const message = other.locator('[data-upload-for="param-inputUrl"] .upload-message');
+          await message.filter({ hasText: "did not reach the file store" }).waitFor({ timeout: 20_000 });
+          assert.match(await message.innerText(), new RegExp(`Open the dashboard at ${server.url}`));
+          assert.equal(await other.getByLabel("Job name").inputValue(), "kept");
+          assert.equal(await other.locator("#param-inputUrl").inputValue(), "");
+          assert.equal(await other.getByRole("button", { name: "Run" }).isEnabled(), true);
+        } finally {
+          await context.close();
+        }
+      });
+      return;
+    }
 
     test("the form follows the input schema: choices as selects, defaults filled in, required marks, descriptions", async () => {
       const file = `${server.dataDir}/resample.json`;

@@ -87,7 +87,8 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
     for (const [method, route] of routes) {
       const response = await fetch(`${server.url}${route}`, { method, redirect: "manual" });
       assert.equal(response.status, 303, `${method} ${route}`);
-      assert.equal(response.headers.get("location"), "/dashboard/sign-in", `${method} ${route}`);
+      const next = method === "GET" ? `?next=${encodeURIComponent(route)}` : "";
+      assert.equal(response.headers.get("location"), `/dashboard/sign-in${next}`, `${method} ${route}`);
       const withKey = await fetch(`${server.url}${route}`, {
         method,
         redirect: "manual",
@@ -164,6 +165,12 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
     );
     assert.equal(await page.getByRole("link", { name: "Edit" }).count(), 0, "built-ins are not editable");
     await assertAccessible(page, "workflow");
+
+    // A built-in is a starting point: copied into the editor under a slug of the operator's.
+    await page.getByRole("link", { name: "Copy as a new workflow" }).click();
+    await page.waitForURL("**/dashboard/workflow-editor?from=mixdown%2Fbeats-chords");
+    assert.match(await page.getByLabel("Definition").inputValue(), /^slug: my\/beats-chords$/m);
+    await page.locator(".validation.valid", { hasText: "my/beats-chords" }).waitFor();
 
     // The graph of a known workflow: param → input → separate → result.
     await page.goto(`${server.url}/dashboard/workflows/test/needs-model`);

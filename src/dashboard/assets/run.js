@@ -30,11 +30,16 @@ function put(url, file, onProgress) {
     xhr.addEventListener("load", () =>
       xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new Error(refusal(xhr))),
     );
-    xhr.addEventListener("error", () =>
+    xhr.addEventListener("error", () => {
+      const home = form.dataset.publicOrigin;
+      const hint =
+        home && home !== window.location.origin
+          ? ` Open the dashboard at ${home} (MIXDOWN_PUBLIC_URL): the store accepts uploads from pages there.`
+          : "";
       reject(
-        new Error("The upload did not reach the file store (the network failed, or the store refused this page)."),
-      ),
-    );
+        new Error(`The upload did not reach the file store (the network failed, or it refused this page).${hint}`),
+      );
+    });
     xhr.send(file);
   });
 }

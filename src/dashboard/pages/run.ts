@@ -57,6 +57,8 @@ export function runPage(dashboard: FastifyInstance, { runtime }: DashboardContex
       name: form.name ?? chosen?.name ?? "",
       errors,
       corsProblem: runtime.corsProblem,
+      // The object store accepts uploads from pages of this origin only (see allowBrowserOrigin).
+      publicOrigin: new URL(runtime.config.publicUrl).origin,
       scripts: ["run.js"],
       styles: ["forms.css"],
     });

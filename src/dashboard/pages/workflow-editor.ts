@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { stringify as stringifyYaml } from "yaml";
 import type { DefinitionError } from "../../engine/types.ts";
 import type { DefinitionFormat } from "../../workflows/load-definition.ts";
 import type { DashboardContext } from "../context.ts";
@@ -60,7 +61,13 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
     });
   };
 
-  dashboard.get("/workflow-editor", (request, reply) => editor(request, reply, { text: STARTER, format: "yaml" }));
+  // A new workflow starts from the example, or from a copy of another workflow (?from=SLUG) under a new slug.
+  dashboard.get<{ Querystring: { from?: string } }>("/workflow-editor", (request, reply) => {
+    const from = request.query.from ? workflows.registry.get(request.query.from) : undefined;
+    if (!from) return editor(request, reply, { text: STARTER, format: "yaml" });
+    const slug = `my/${from.slug.split("/").at(-1)}`;
+    return editor(request, reply, { text: stringifyYaml({ ...from.definition, slug }), format: "yaml" });
+  });
 
   const edit = async (request: FastifyRequest<SlugParams>, reply: FastifyReply) => {
     const slug = slugOf(request.params);
