@@ -61,6 +61,8 @@ export interface NewJob {
   inputUploadIds: string[];
   /** POST /job's webhookUrl: gets the job's events besides the application's webhook endpoints. */
   webhookUrl?: string;
+  /** POST /job's copyResultsTo: output name → URL the file is PUT to on success. */
+  copyResultsTo?: Record<string, string>;
   /** POST /job's Idempotency-Key and the hash of the request it came with. */
   idempotency?: { key: string; requestHash: string };
 }

@@ -5,6 +5,7 @@ import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import Fastify, { type FastifyInstance } from "fastify";
 import { dashboard } from "../dashboard/plugin.ts";
+import { loggedRequest } from "../dashboard/setup-link.ts";
 import type { Application } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
@@ -48,7 +49,10 @@ export async function buildServer(
   const app = Fastify({
     ...https,
     // "silent" is no logger at all: pino would still make a child logger for every request.
-    logger: config.logLevel === "silent" ? false : { level: config.logLevel, redact: ["req.headers.authorization"] },
+    logger:
+      config.logLevel === "silent"
+        ? false
+        : { level: config.logLevel, redact: ["req.headers.authorization"], serializers: { req: loggedRequest } },
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
@@ -15,11 +16,14 @@ import { jobsPage } from "./pages/jobs.ts";
 import { runPage } from "./pages/run.ts";
 import { setupPage } from "./pages/setup.ts";
 import { signInPage } from "./pages/sign-in.ts";
+import { systemPage } from "./pages/system.ts";
 import { workflowPage } from "./pages/workflow.ts";
 import { workflowEditorPage } from "./pages/workflow-editor.ts";
 import { workflowsPage } from "./pages/workflows.ts";
 import { view } from "./render.ts";
 import { sessionHook } from "./session-hook.ts";
+import { styleNonce } from "./style-nonce.ts";
+import { vendorFiles } from "./vendor.ts";
 
 /** Security headers of every dashboard response: no inline script, no framing, no referrer. */
 function helmetOptions(tls: boolean, files: string[]) {
@@ -29,8 +33,14 @@ function helmetOptions(tls: boolean, files: string[]) {
       directives: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", "data:"],
+        // wavesurfer.js styles its waveform with a <style> element, given this response's nonce.
+        styleSrc: [
+          "'self'",
+          (_request: IncomingMessage, response: ServerResponse) => `'nonce-${styleNonce(response)}'`,
+        ],
+        // Result files: players, images, and the audio the stem mixer and waveforms fetch to decode.
+        imgSrc: ["'self'", "data:", ...files],
+        mediaSrc: ["'self'", ...files],
         // The run page PUTs uploads to the object store's presigned URLs (S3 mode).
         connectSrc: ["'self'", ...files],
         objectSrc: ["'none'"],
@@ -70,6 +80,7 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
         index: false,
         maxAge: "1h",
       });
+      vendorFiles(scope);
       scope.decorateRequest("operatorSession", undefined);
       scope.addHook("onRequest", sessionHook(context));
       scope.addHook("preHandler", csrfHook(context));
@@ -93,6 +104,7 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
       applicationPage(scope, context);
       jobsPage(scope, context);
       jobPage(scope, context);
+      systemPage(scope, context);
       runPage(scope, context);
       workflowsPage(scope, context);
       workflowPage(scope, context);

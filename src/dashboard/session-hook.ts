@@ -26,6 +26,8 @@ export function sessionHook(context: DashboardContext) {
     request.operatorSession = await context.runtime.operators.session(sessionId);
     if (sessionId && !request.operatorSession) reply.clearCookie(SESSION_COOKIE, { path: PREFIX });
     if (request.operatorSession || PUBLIC.has(route)) return;
-    return reply.redirect(`${PREFIX}/sign-in`, 303);
+    // After signing in, back to the page asked for (sign-in checks that `next` stays on the dashboard).
+    const next = request.method === "GET" ? `?next=${encodeURIComponent(request.url)}` : "";
+    return reply.redirect(`${PREFIX}/sign-in${next}`, 303);
   };
 }

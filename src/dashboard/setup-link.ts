@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from "fastify";
+import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 import type { Runtime } from "../runtime.ts";
 import { SETUP_LINK_TTL_MS } from "../services/operators.ts";
 
@@ -20,4 +20,22 @@ export async function announceSetupLink(runtime: Runtime, log: FastifyBaseLogger
     process.stderr.write(
       `\nNo dashboard operator yet. Open this link within ${minutes} minutes to create the first one (it works once):\n  ${setupUrl}\nOr run: bin/mixdown user add NAME\n\n`,
     );
+}
+
+/** The setup link's path, whose last part is the token itself. */
+const SETUP_PATH = /^(\/dashboard\/setup\/)[^/?#]+/;
+
+/**
+ * A request as the request log shows it (Fastify's default fields), with a setup link's token replaced: whoever
+ * reads the logs could otherwise create the first operator while the link is valid.
+ */
+export function loggedRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(SETUP_PATH, "$1[redacted]"),
+    version: request.headers?.["accept-version"] as string | undefined,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
 }

@@ -25,6 +25,7 @@ const ROUTES: [string, string][] = [
   ["GET", "/dashboard/jobs/00000000-0000-4000-8000-000000000000/delete"],
   ["POST", "/dashboard/jobs/00000000-0000-4000-8000-000000000000/delete"],
   ["POST", "/dashboard/sign-out"],
+  ["GET", "/dashboard/system"],
   ["GET", "/dashboard/no-such-page"],
 ];
 
@@ -76,7 +77,9 @@ for (const { backend, skip } of BACKENDS)
       for (const [method, path] of ROUTES) {
         const response = await fetch(`${server.url}${path}`, { method, redirect: "manual" });
         assert.equal(response.status, 303, `${method} ${path}`);
-        assert.equal(response.headers.get("location"), "/dashboard/sign-in", `${method} ${path}`);
+        // A page asked for is where sign-in leads back to.
+        const next = method === "GET" ? `?next=${encodeURIComponent(path)}` : "";
+        assert.equal(response.headers.get("location"), `/dashboard/sign-in${next}`, `${method} ${path}`);
       }
     });
 
@@ -275,7 +278,7 @@ for (const { backend, skip } of BACKENDS)
         redirect: "manual",
       });
       assert.equal(replay.status, 303);
-      assert.equal(replay.headers.get("location"), "/dashboard/sign-in");
+      assert.equal(replay.headers.get("location"), "/dashboard/sign-in?next=%2Fdashboard%2Fapplications");
     });
 
     test("sign-in: a wrong password and an unknown name get the same message", async () => {

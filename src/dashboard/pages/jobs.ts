@@ -5,6 +5,8 @@ import type { DashboardContext } from "../context.ts";
 import { fragment, view } from "../render.ts";
 
 export const JOBS_PER_PAGE = 50;
+/** Matches are counted up to this many (counting is what grows with the store); past it: "more than 10,000". */
+const COUNT_LIMIT = 10_000;
 
 type JobsQuery = {
   q?: string;
@@ -51,14 +53,17 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
       size: JOBS_PER_PAGE,
       before: cursor(query.before),
       after: cursor(query.before) ? undefined : cursor(query.after),
+      countLimit: COUNT_LIMIT,
     });
-    const pages = Math.max(1, Math.ceil(result.total / JOBS_PER_PAGE));
+    const counted = result.total <= COUNT_LIMIT;
+    const pages = counted ? Math.max(1, Math.ceil(result.total / JOBS_PER_PAGE)) : undefined;
     const { page: _page, before: _before, after: _after, ...filters } = query;
     const newest = result.items[0]?.id;
     const oldest = result.items.at(-1)?.id;
     const results = {
       jobs: result.items,
       total: result.total,
+      totalText: counted ? result.total.toLocaleString("en") : `more than ${COUNT_LIMIT.toLocaleString("en")}`,
       filtered: Object.keys(filters).length > 0,
       page,
       pages,
@@ -67,7 +72,10 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
       // Page 1 is the live head of the table; deeper pages are reached by keyset links, never by OFFSET.
       prevUrl:
         page > 1 ? jobsUrl(filters, page > 2 && newest ? { page: String(page - 1), after: newest } : {}) : undefined,
-      nextUrl: page < pages && oldest ? jobsUrl(filters, { page: String(page + 1), before: oldest }) : undefined,
+      nextUrl:
+        (pages === undefined ? result.items.length === JOBS_PER_PAGE : page < pages) && oldest
+          ? jobsUrl(filters, { page: String(page + 1), before: oldest })
+          : undefined,
     };
     if (request.query.fragment === "results") return fragment(reply, "pages/jobs-results", results);
     const [apps, workflows] = await Promise.all([runtime.applications.list(), runtime.workflows.list(0, 1000)]);

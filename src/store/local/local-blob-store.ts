@@ -3,7 +3,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { type BlobInfo, type BlobStore, BlobTooLargeError, type PutInfo } from "../blob-store.ts";
+import { type BlobInfo, type BlobStore, BlobTooLargeError, type BlobUsage, type PutInfo } from "../blob-store.ts";
 import { streamToFile } from "../stream-to-file.ts";
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/?$/;
@@ -80,5 +80,22 @@ export class LocalBlobStore implements BlobStore {
   async deletePrefix(prefix: string): Promise<void> {
     if (!prefix.endsWith("/")) throw new Error(`blob prefix must end with "/": "${prefix}"`);
     await fsp.rm(this.file(prefix), { recursive: true, force: true });
+  }
+
+  /** Every file under the root (sidecars and unfinished uploads too: they take disk space as well). */
+  async usage(): Promise<BlobUsage> {
+    const usage = { bytes: 0, blobs: 0 };
+    const entries = await fsp.readdir(this.root, { recursive: true, withFileTypes: true }).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    });
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const stats = await fsp.stat(path.join(entry.parentPath, entry.name)).catch(() => undefined); // deleted since
+      if (!stats) continue;
+      usage.bytes += stats.size;
+      if (!entry.name.endsWith(".meta.json") && !entry.name.includes(".part-")) usage.blobs++;
+    }
+    return usage;
   }
 }

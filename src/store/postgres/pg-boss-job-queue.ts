@@ -164,7 +164,7 @@ export class PgBossJobQueue implements JobQueue {
         })
         .where("id", "=", fetched.id)
         .where("status", "in", ["QUEUED", "STARTED"])
-        .returning(["workflow", "params", "created_at", ...JOB_STATE_COLUMNS]);
+        .returning(["workflow", "params", "created_at", "copy_results_to", ...JOB_STATE_COLUMNS]);
       // One statement: its parts see the row as it was, so job.started goes to the outbox only for a job leaving
       // QUEUED (not for one taken over from a silent worker), atomically with the update.
       const { rows } = await sql<Selectable<Database["jobs"]>>`
@@ -186,6 +186,7 @@ export class PgBossJobQueue implements JobQueue {
         params: JSON.parse(row.params),
         createdAt: row.created_at,
         attempt: fetched.retryCount + 1,
+        copyResultsTo: row.copy_results_to === null ? null : JSON.parse(row.copy_results_to),
       };
     }
   }

@@ -11,7 +11,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { type BlobInfo, type BlobStore, BlobTooLargeError, type PutInfo } from "../blob-store.ts";
+import { type BlobInfo, type BlobStore, BlobTooLargeError, type BlobUsage, type PutInfo } from "../blob-store.ts";
 import { streamToFile } from "../stream-to-file.ts";
 
 /** A 404 answer: HEAD's NotFound, GET's NoSuchKey. */
@@ -118,5 +118,22 @@ export class S3BlobStore implements BlobStore {
       await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }));
       if (!listed.IsTruncated) return;
     }
+  }
+
+  /** The sizes of every object in the bucket, as listed (1,000 a request). */
+  async usage(): Promise<BlobUsage> {
+    const usage = { bytes: 0, blobs: 0 };
+    let token: string | undefined;
+    do {
+      const listed = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, MaxKeys: 1000, ContinuationToken: token }),
+      );
+      for (const object of listed.Contents ?? []) {
+        usage.bytes += object.Size ?? 0;
+        usage.blobs++;
+      }
+      token = listed.IsTruncated ? listed.NextContinuationToken : undefined;
+    } while (token);
+    return usage;
   }
 }

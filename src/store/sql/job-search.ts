@@ -50,7 +50,8 @@ function matching(db: Kysely<Database>, search: JobSearch, dialect: Dialect) {
 /**
  * One page of the dashboard's jobs table, newest first, and how many jobs match. A cursor (`before`/`after`, a
  * job id) reads the page from the (filter, id) index without skipping the jobs before it, so page 2,000 costs
- * what page 1 does; without one, `page` is an offset (links from before cursors existed, typed URLs).
+ * what page 1 does; without one, `page` is an offset (links from before cursors existed, typed URLs). Counting is
+ * what grows with the store: `countLimit` bounds it.
  */
 export async function searchJobRows(
   db: Kysely<Database>,
@@ -65,12 +66,18 @@ export async function searchJobRows(
   if (search.before !== undefined) page = page.where("jobs.id", "<", search.before).orderBy("jobs.id", "desc");
   else if (search.after !== undefined) page = page.where("jobs.id", ">", search.after).orderBy("jobs.id", "asc");
   else page = page.orderBy("jobs.id", "desc").offset(search.page * search.size);
-  const [rows, count] = await Promise.all([
-    page.execute(),
-    matching(db, search, dialect)
-      .select((eb) => eb.fn.countAll<number>().as("total"))
-      .executeTakeFirstOrThrow(),
-  ]);
+  const counted =
+    search.countLimit === undefined
+      ? matching(db, search, dialect).select((eb) => eb.fn.countAll<number>().as("total"))
+      : db
+          .selectFrom(
+            matching(db, search, dialect)
+              .select("jobs.id")
+              .limit(search.countLimit + 1)
+              .as("first"),
+          )
+          .select((eb) => eb.fn.countAll<number>().as("total"));
+  const [rows, count] = await Promise.all([page.execute(), counted.executeTakeFirstOrThrow()]);
   if (search.before === undefined && search.after !== undefined) rows.reverse();
   return { rows, total: Number(count.total) };
 }

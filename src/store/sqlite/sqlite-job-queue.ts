@@ -114,7 +114,7 @@ export class SqliteJobQueue implements JobQueue {
           revision: sql`revision + 1`,
         })
         .where("id", "=", claimed.job_id)
-        .returning(["workflow", "params", "created_at", ...JOB_STATE_COLUMNS])
+        .returning(["workflow", "params", "created_at", "copy_results_to", ...JOB_STATE_COLUMNS])
         .executeTakeFirstOrThrow();
       started = toJobState(job);
       return {
@@ -124,6 +124,7 @@ export class SqliteJobQueue implements JobQueue {
         params: JSON.parse(job.params),
         createdAt: job.created_at,
         attempt: claimed.attempts,
+        copyResultsTo: job.copy_results_to === null ? null : JSON.parse(job.copy_results_to),
       };
     });
     if (events) this.onJobEvent();
