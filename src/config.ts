@@ -37,6 +37,8 @@ export interface Config {
   trustProxy: string[];
   /** Seconds between a webhook delivery's attempts (before jitter): one retry per entry, then it fails. */
   webhookRetrySchedule: number[];
+  /** Finished jobs older than this many days are deleted with their files (0: kept forever). */
+  jobRetentionDays: number;
 }
 
 export interface TlsConfig {
@@ -246,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardSessionIdleMs: integer(env, "MIXDOWN_DASHBOARD_SESSION_IDLE_HOURS", 12, 1, 24 * 365) * 3600 * 1000,
     trustProxy: proxies(env),
     webhookRetrySchedule: retrySchedule(env),
+    jobRetentionDays: integer(env, "MIXDOWN_JOB_RETENTION_DAYS", 30, 0, 100 * 365),
   };
 }
 
@@ -279,6 +282,8 @@ export const CONFIG_HELP = `Environment:
   MIXDOWN_TRUST_PROXY         reverse proxies (addresses or CIDR ranges, comma-separated) whose
                               X-Forwarded-For gives the client's address, e.g. for sign-in throttling
                               (default: none, the connection's address counts)
+  MIXDOWN_JOB_RETENTION_DAYS  finished jobs (SUCCEEDED or FAILED) older than this many days are deleted with
+                              their result files, every 10 minutes (default 30; 0 keeps them forever)
   MIXDOWN_WEBHOOK_RETRY_SCHEDULE
                               seconds between a webhook delivery's attempts, comma-separated, each
                               ±20% jitter; after the last the delivery fails ("none": no retries;

@@ -5,6 +5,7 @@ import { renderJob } from "./api/render.ts";
 import type { Config } from "./config.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
 import { JobStateHub } from "./jobs/job-state-hub.ts";
+import { RetentionSweeper } from "./jobs/retention-sweeper.ts";
 import { WorkerPool, type WorkerPoolOptions } from "./jobs/worker-pool.ts";
 import { mediaBinaries } from "./media/binaries.ts";
 import { MODULES } from "./modules/index.ts";
@@ -22,8 +23,10 @@ import { LocalBlobStore } from "./store/local/local-blob-store.ts";
 import { SignedFileUrls } from "./store/local/signed-file-urls.ts";
 import type { MetadataStore } from "./store/metadata-store.ts";
 import type { OperatorStore } from "./store/operator-store.ts";
+import type { RetentionStore } from "./store/retention-store.ts";
 import { SqlMetadataStore } from "./store/sql/sql-metadata-store.ts";
 import { SqlOperatorStore } from "./store/sql/sql-operator-store.ts";
+import { SqlRetentionStore } from "./store/sql/sql-retention-store.ts";
 import { SqlWebhookStore } from "./store/sql/sql-webhook-store.ts";
 import { openSqlite } from "./store/sqlite/database.ts";
 import { SqliteJobQueue } from "./store/sqlite/sqlite-job-queue.ts";
@@ -41,7 +44,11 @@ export interface Stores {
 }
 
 /** The stores and, on the same database, the dashboard's operators and the webhooks. */
-export type StoresWithOperators = Stores & { operators: OperatorStore; webhooks: WebhookStore };
+export type StoresWithOperators = Stores & {
+  operators: OperatorStore;
+  webhooks: WebhookStore;
+  retention: RetentionStore;
+};
 
 /** Postgres + pg-boss when MIXDOWN_DATABASE_URL is set, else SQLite in the data dir. */
 export async function openStores(config: Config): Promise<StoresWithOperators> {
@@ -60,6 +67,7 @@ export async function openStores(config: Config): Promise<StoresWithOperators> {
     operators: new SqlOperatorStore(db),
     queue: new SqliteJobQueue(db, { appConcurrency: config.appConcurrency, onJobEvent: jobEvents.emit }),
     webhooks: new SqlWebhookStore(db, { dialect: "sqlite", watch: jobEvents.watch }),
+    retention: new SqlRetentionStore(db, { dialect: "sqlite" }),
     close: () => db.destroy(),
   };
 }
@@ -81,7 +89,7 @@ async function openFiles(
 
 /** Everything Mixdown is made of, wired for the configured backends. */
 export async function createRuntime(config: Config) {
-  const { store, operators, queue, webhooks: webhookStore, close: closeStores } = await openStores(config);
+  const { store, operators, queue, webhooks: webhookStore, retention, close: closeStores } = await openStores(config);
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
   const { blobs, fileUrls, corsProblem } = await openFiles(config, signer);
   const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
@@ -108,6 +116,14 @@ export async function createRuntime(config: Config) {
     applications: new ApplicationService(store),
     webhooks: new WebhookService(webhookStore, store, { allowPrivate: config.allowPrivateUrls }),
     deliverer: undefined as WebhookDeliverer | undefined,
+    /**
+     * Deletes finished jobs past MIXDOWN_JOB_RETENTION_DAYS and expired uploads, now and every `intervalMs` (one
+     * node at a time); returns a function that stops.
+     */
+    startRetention(log: FastifyBaseLogger, intervalMs: number) {
+      const sweeper = new RetentionSweeper(retention, blobs, uploads, { retentionDays: config.jobRetentionDays });
+      return sweeper.start(intervalMs, log);
+    },
     /** Starts sending this deployment's webhook deliveries from this node (every node runs one). */
     startWebhooks(log: FastifyBaseLogger) {
       const deliverer = new WebhookDeliverer(webhookStore, {

@@ -1,4 +1,5 @@
 import { errorFromResponse, MixdownError, networkError } from "./errors.ts";
+import { type JobStateEvent, readEvents } from "./events.ts";
 import { normalizeJob, normalizeJobList } from "./normalize.ts";
 import { nextPage, totalCount } from "./pagination.ts";
 import { type DownloadedResults, type DownloadOptions, downloadFile, downloadJobResults } from "./results.ts";
@@ -182,6 +183,8 @@ export class MixdownClient {
     const body: Record<string, unknown> = { name: job.name, workflow: job.workflow, params: job.params };
     if (job.metadata !== undefined) body.metadata = job.metadata;
     if (job.batchName !== undefined) body.batchName = job.batchName;
+    if (job.webhookUrl !== undefined) body.webhookUrl = job.webhookUrl;
+    if (job.copyResultsTo !== undefined) body.copyResultsTo = job.copyResultsTo;
     const headers = { "idempotency-key": job.idempotencyKey ?? globalThis.crypto.randomUUID() };
     return (await this.request<{ id: string }>("POST", "/job", { body, signal, headers, repeatable: true })).body.id;
   }
@@ -276,7 +279,46 @@ export class MixdownClient {
     return (await this.request<Application>("GET", "/application", { signal })).body;
   }
 
-  /** Polls the job's status (with backoff) until SUCCEEDED or FAILED, then returns the whole job. */
+  /**
+   * GET /job/:id/events (Mixdown): the job's states as they change, from its current one, until it has ended.
+   * `lastEventId` resumes after an event already seen. Throws MixdownError when the server has no such stream.
+   */
+  async *followJob(
+    id: string,
+    options: { signal?: AbortSignal; lastEventId?: string } = {},
+  ): AsyncGenerator<JobStateEvent> {
+    const pathname = `/job/${encodeURIComponent(id)}/events`;
+    const what = `GET ${pathname}`;
+    const headers: Record<string, string> = {
+      authorization: this.apiKey,
+      "user-agent": this.userAgent,
+      accept: "text/event-stream",
+    };
+    if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${pathname}`, { headers, signal: options.signal });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw networkError(error, what);
+    }
+    if (!response.ok) throw await errorFromResponse(response, what);
+    if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.body) {
+      await response.body?.cancel();
+      throw new MixdownError(`${what}: the server sent no event stream`, { status: 406, code: "NO_EVENT_STREAM" });
+    }
+    try {
+      yield* readEvents(response.body);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw networkError(error, what);
+    }
+  }
+
+  /**
+   * Waits until the job has SUCCEEDED or FAILED, then returns the whole job: by its event stream on Mixdown
+   * (reporting progress), else by polling its status with backoff.
+   */
   waitForJobCompletion(id: string, options: WaitOptions = {}): Promise<Job> {
     return waitForJobCompletion(this, id, options);
   }

@@ -91,6 +91,16 @@ export interface NewJob {
    * creates repeated by your own retries return the same job.
    */
   idempotencyKey?: string;
+  /**
+   * Mixdown: a URL that receives this job's events (job.started, job.succeeded, job.failed, job.cancelled) as
+   * Standard Webhooks POSTs signed with the application's job-webhook secret (`mixdown app webhook secret APP_ID`).
+   */
+  webhookUrl?: string;
+  /**
+   * Music.AI's custom storage: output name → URL (e.g. a presigned PUT URL). On success each named output is PUT
+   * there instead of being kept, and its result value becomes "[custom storage]"; a failed PUT fails the job.
+   */
+  copyResultsTo?: Record<string, string>;
 }
 
 export interface JobFilters {

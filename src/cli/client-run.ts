@@ -30,10 +30,27 @@ Exit code 1 when the job FAILED (its error is shown), 3 when --timeout passes.
   --batch NAME          batch name of the job
   --input-param NAME    the param that receives the input URL (default inputUrl)
   --timeout SECONDS     give up waiting after this long (the job goes on)
+  --webhook-url URL     also POST the job's events to URL (signed with the application's
+                        job-webhook secret: mixdown app webhook secret APP_ID)
+  --copy-result NAME=URL
+                        PUT result NAME to URL (e.g. a presigned PUT URL) instead of keeping
+                        it; its value becomes "[custom storage]" (repeatable)
 
 Example: mixdown run mixdown/convert song.wav --param format=mp3 --out converted/
 
 ${CONNECTION_HELP}`;
+
+/** --copy-result NAME=URL…, as copyResultsTo (undefined when none). */
+function copyTargets(pairs: string[]): Record<string, string> | undefined {
+  if (pairs.length === 0) return undefined;
+  const targets: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new UsageError(`--copy-result must be NAME=URL, got "${pair}"`);
+    targets[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return targets;
+}
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, {
@@ -44,6 +61,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     batch: { type: "string" },
     "input-param": { type: "string", default: "inputUrl" },
     timeout: { type: "string" },
+    "webhook-url": { type: "string" },
+    "copy-result": { type: "string", multiple: true },
   });
   if (values.help) {
     print(RUN_HELP);
@@ -71,6 +90,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     workflow,
     params: { [values["input-param"]]: inputUrl, ...params },
     batchName: values.batch,
+    webhookUrl: values["webhook-url"],
+    copyResultsTo: copyTargets(values["copy-result"] ?? []),
   });
   const line = new StatusLine(id, { enabled: human });
   let job: Awaited<ReturnType<typeof client.getJob>>;
@@ -78,6 +99,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     job = await client.waitForJobCompletion(id, {
       timeoutMs: timeout === undefined ? undefined : timeout * 1000,
       onStatus: line.set,
+      onProgress: line.setProgress,
     });
   } finally {
     line.stop();

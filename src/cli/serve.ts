@@ -5,7 +5,7 @@ import { type Config, ConfigError } from "../config.ts";
 import { announceSetupLink } from "../dashboard/setup-link.ts";
 import { createRuntime } from "../runtime.ts";
 
-const GC_INTERVAL_MS = 10 * 60 * 1000;
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export const ROLES = ["all", "api", "worker"] as const;
 export type Role = (typeof ROLES)[number];
@@ -24,22 +24,15 @@ export async function serve(config: Config, role: Role = "all"): Promise<void> {
   if (role !== "api") runtime.startWorkers(app.log, metrics.observeJob);
   runtime.startWebhooks(app.log);
 
-  const collect = () =>
-    runtime.uploads
-      .collectGarbage()
-      .then((n) => n > 0 && app.log.info({ deleted: n }, "expired uploads deleted"))
-      .catch((error) => app.log.error({ err: error }, "upload garbage collection failed"));
-  const gcTimer = setInterval(collect, GC_INTERVAL_MS);
-  gcTimer.unref();
-  if (role === "worker") clearInterval(gcTimer);
-  else void collect();
+  // Expired uploads and (MIXDOWN_JOB_RETENTION_DAYS) old finished jobs, from API nodes, one at a time.
+  const stopSweeping = role === "worker" ? () => undefined : runtime.startRetention(app.log, SWEEP_INTERVAL_MS);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, "shutting down: no new requests; running jobs finish or return to the queue");
-    clearInterval(gcTimer);
+    stopSweeping();
     try {
       await app.close();
       await runtime.close();

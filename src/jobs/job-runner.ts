@@ -9,6 +9,7 @@ import type { BlobStore } from "../store/blob-store.ts";
 import type { FileUrls } from "../store/file-urls.ts";
 import type { ClaimedJob } from "../store/job-queue.ts";
 import type { WorkflowRegistry } from "../workflows/registry.ts";
+import { copyResults } from "./copy-results.ts";
 import { downloadUrl } from "./download-url.ts";
 import { JobFailure } from "./job-failure.ts";
 
@@ -78,7 +79,15 @@ export class JobRunner {
       },
     };
     try {
-      return { result: await executeWorkflow(workflow.definition, this.workflows.modules, env), resultPrefix };
+      const result = await executeWorkflow(workflow.definition, this.workflows.modules, env);
+      if (!job.copyResultsTo) return { result, resultPrefix };
+      const copied = await copyResults(result, job.copyResultsTo, this.blobs, {
+        allowPrivate: this.options.allowPrivateUrls,
+        idleTimeoutMs: this.options.fetchTimeoutMs,
+        signal,
+        scratchDir,
+      });
+      return { result: copied, resultPrefix };
     } catch (error) {
       await this.blobs.deletePrefix(resultPrefix);
       throw error;

@@ -98,6 +98,7 @@ export class JobService {
       createdAt: new Date().toISOString(),
       inputUploadIds: await this.uploads.uploadIdsIn(request.params),
       webhookUrl: request.webhookUrl,
+      copyResultsTo: request.copyResultsTo,
       ...(idempotencyKey !== undefined && hash !== undefined
         ? { idempotency: { key: idempotencyKey, requestHash: hash } }
         : {}),

@@ -101,9 +101,9 @@ export class UploadService {
     return [...ids];
   }
 
-  /** Deletes expired uploads that no unfinished job reads; returns how many. */
-  async collectGarbage(): Promise<number> {
-    const ids = await this.store.takeExpiredUploads(Date.now());
+  /** Deletes uploads expired by `nowMs` that no unfinished job reads; returns how many. */
+  async collectGarbage(nowMs = Date.now()): Promise<number> {
+    const ids = await this.store.takeExpiredUploads(nowMs);
     for (const id of ids) await this.blobs.delete(uploadKey(id));
     return ids.length;
   }

@@ -8,6 +8,8 @@ export interface ClaimedJob {
   createdAt: string;
   /** 1 on the first run; more when a previous worker's lease ran out. */
   attempt: number;
+  /** POST /job's copyResultsTo (output name → URL), or null. */
+  copyResultsTo: Record<string, string> | null;
 }
 
 /** enqueue()'s answer when the job's Idempotency-Key was already used: the job made then, and its request's hash. */

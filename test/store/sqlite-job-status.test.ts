@@ -41,6 +41,7 @@ async function insertJob(appId: string, status: string): Promise<string> {
       started_at: null,
       completed_at: null,
       webhook_url: null,
+      copy_results_to: null,
       progress: 0,
       step: null,
       revision: 0,

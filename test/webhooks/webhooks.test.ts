@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { MixdownClient } from "../../sdk/src/index.ts";
 import { loadConfig } from "../../src/config.ts";
 import { uuidv7 } from "../../src/ids.ts";
 import { openStores } from "../../src/runtime.ts";
@@ -98,7 +99,15 @@ for (const { backend, skip } of BACKENDS)
     test("a job's own webhookUrl gets its events, signed with the application's job-webhook secret", async () => {
       const app = await server.createApp("own-url");
       const { secret } = await webhook("secret", app.id);
-      const id = await convert(app, { webhookUrl: `${receiver.url}/own` });
+      // Through our SDK, which passes webhookUrl on.
+      const sdk = new MixdownClient({ baseUrl: server.url, apiKey: app.apiKey });
+      const params = { inputUrl: wavUrl, format: "wav" };
+      const id = await sdk.addJob({
+        name: "own",
+        workflow: "mixdown/convert",
+        params,
+        webhookUrl: `${receiver.url}/own`,
+      });
       const [succeeded] = await receiver.waitFor("/own", id, "job.succeeded");
       assert.equal(verify(secret, succeeded as never).data.id, id);
       await receiver.waitFor("/own", id, "job.started");

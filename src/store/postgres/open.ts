@@ -3,6 +3,7 @@ import type { StoresWithOperators } from "../../runtime.ts";
 import { JOB_EVENT_CHANNEL } from "../sql/job-events.ts";
 import { SqlMetadataStore } from "../sql/sql-metadata-store.ts";
 import { SqlOperatorStore } from "../sql/sql-operator-store.ts";
+import { SqlRetentionStore } from "../sql/sql-retention-store.ts";
 import { SqlWebhookStore } from "../sql/sql-webhook-store.ts";
 import { openPostgres } from "./database.ts";
 import { listen } from "./listen.ts";
@@ -42,6 +43,7 @@ export async function openPostgresStores(
     store: new SqlMetadataStore(db, () => String(performance.now())),
     operators: new SqlOperatorStore(db),
     queue: new PgBossJobQueue(db, pool, boss, { appConcurrency: options.appConcurrency, connectionString }),
+    retention: new SqlRetentionStore(db, { dialect: "postgres" }),
     webhooks: new SqlWebhookStore(db, {
       dialect: "postgres",
       watch: (onEvent, onError) => listen(connectionString, JOB_EVENT_CHANNEL, onEvent, onError),

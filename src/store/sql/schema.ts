@@ -34,6 +34,8 @@ export interface Database {
     worker_id: string | null;
     /** POST /job's webhookUrl (000005). */
     webhook_url: string | null;
+    /** POST /job's copyResultsTo as JSON (000007). */
+    copy_results_to: string | null;
     progress: number;
     step: string | null;
     revision: number;
@@ -142,6 +144,7 @@ export function newJobRow(job: {
   params: object;
   createdAt: string;
   webhookUrl?: string | null;
+  copyResultsTo?: Record<string, string> | null;
 }): Database["jobs"] {
   return {
     id: job.id,
@@ -162,5 +165,6 @@ export function newJobRow(job: {
     step: null,
     revision: 0,
     webhook_url: job.webhookUrl ?? null,
+    copy_results_to: job.copyResultsTo ? JSON.stringify(job.copyResultsTo) : null,
   };
 }
