@@ -13,6 +13,7 @@ const BENCHES = [
   "midi.ts",
   "wav-write.ts",
   "probe-throughput.ts",
+  "webhooks.ts",
 ];
 const filters = process.argv.slice(2);
 const selected = BENCHES.filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)));
