@@ -261,6 +261,7 @@ for (const { backend, skip } of BACKENDS)
       try {
         await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=mixdown/convert`);
         await page.getByLabel("Job name").fill("pasted");
+        await page.getByLabel("Batch name").fill("evening session");
         await page.getByLabel("or paste a URL").fill(`${fixture.url}/tone.wav`);
         await page.getByLabel("format").selectOption("wav");
         await page.getByRole("button", { name: "Run" }).click();
@@ -269,6 +270,7 @@ for (const { backend, skip } of BACKENDS)
         const id = JOB_URL.exec(page.url())?.[1] ?? "";
         const job = await server.api("GET", `/v1/job/${id}`, { key: app.apiKey });
         assert.equal(job.body.workflowParams.inputUrl, `${fixture.url}/tone.wav`);
+        assert.equal(job.body.batchName, "evening session");
       } finally {
         await fixture.close();
       }

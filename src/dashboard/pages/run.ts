@@ -12,11 +12,11 @@ const validateBody = new Ajv2020({ allErrors: true, strict: false }).compile(cre
 
 const PARAM_PREFIX = "param.";
 
-type RunForm = { app?: string; workflow?: string; name?: string } & Record<string, string | undefined>;
+type RunForm = { app?: string; workflow?: string; name?: string; batch?: string } & Record<string, string | undefined>;
 
 /** Where a detail of an API error belongs on the form: a param's field, the name, or the form as a whole. */
 function fieldOf(detail: ErrorDetail, fields: Field[]): string | undefined {
-  if (detail.field === "name") return "name";
+  if (detail.field === "name" || detail.field === "batchName") return detail.field;
   const [root, param] = detail.field.split(".");
   return root === "params" && fields.some((f) => f.name === param) ? `${PARAM_PREFIX}${param}` : undefined;
 }
@@ -55,6 +55,7 @@ export function runPage(dashboard: FastifyInstance, { runtime }: DashboardContex
       fields,
       values,
       name: form.name ?? chosen?.name ?? "",
+      batch: form.batch ?? "",
       errors,
       corsProblem: runtime.corsProblem,
       // The object store accepts uploads from pages of this origin only (see allowBrowserOrigin).
@@ -87,7 +88,8 @@ export function runPage(dashboard: FastifyInstance, { runtime }: DashboardContex
     const fields = fieldsOf(definition.inputSchema, fileParams(definition.steps));
     const values: Record<string, string> = {};
     for (const field of fields) values[field.name] = form[`${PARAM_PREFIX}${field.name}`] ?? "";
-    const body = { name: form.name ?? "", workflow: definition.slug, params: paramsFrom(fields, values) };
+    const batchName = form.batch?.trim() || undefined;
+    const body = { name: form.name ?? "", workflow: definition.slug, params: paramsFrom(fields, values), batchName };
     try {
       if (!validateBody(body))
         throw new ApiError("INVALID_REQUEST", undefined, describeIssues(validateBody.errors ?? []));
