@@ -4,6 +4,23 @@ import { fMeasure, tempoVerdict } from "../helpers/mir-metrics.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { encodeWav, generateTrack, suiteSpecs, type Track, type TrackSpec } from "../music/generator.ts";
 import { CHORD_VOCABULARY } from "../music/theory.ts";
+import { sectionedTrack } from "./sectioned-track.ts";
+
+/** Contiguous spans from 0 to the end of the audio (within a frame), labelled A, B, … in order of first appearance. */
+function assertValidSections(sections: { start: number; end: number; label: string }[], duration: number): void {
+  assert.ok(sections.length >= 1);
+  assert.equal(sections[0]?.start, 0);
+  assert.ok(Math.abs((sections.at(-1)?.end as number) - duration) < 0.01, `ends at ${sections.at(-1)?.end}`);
+  const seen: string[] = [];
+  for (const [i, s] of sections.entries()) {
+    assert.ok(s.end > s.start);
+    if (i > 0) assert.equal(s.start, sections[i - 1]?.end, "contiguous");
+    if (!seen.includes(s.label)) {
+      assert.equal(s.label, String.fromCharCode(65 + seen.length), "letters in order of first appearance");
+      seen.push(s.label);
+    }
+  }
+}
 
 describe("analysis workflows over HTTP", () => {
   let server: Mixdown;
@@ -24,9 +41,9 @@ describe("analysis workflows over HTTP", () => {
 
   const run = async (workflow: string) => (await server.runJob(app.apiKey, workflow, { inputUrl })).result;
 
-  test("mixdown/beats-chords: bpm and key inline, beat and chord maps as JSON files", async () => {
+  test("mixdown/beats-chords: bpm and key inline, beat and chord maps and sections as JSON files", async () => {
     const result = await run("mixdown/beats-chords");
-    assert.deepEqual(Object.keys(result).sort(), ["beatMap", "bpm", "chordMap", "key"]);
+    assert.deepEqual(Object.keys(result).sort(), ["beatMap", "bpm", "chordMap", "key", "sections"]);
     assert.equal(typeof result.bpm, "number");
     assert.equal(tempoVerdict(track.truth.bpm, result.bpm), "correct");
     assert.equal(result.key, track.truth.key);
@@ -50,6 +67,35 @@ describe("analysis workflows over HTTP", () => {
       assert.ok(span.chord === "N" || CHORD_VOCABULARY.includes(span.chord), span.chord);
       if (i > 0) assert.equal(span.start, chordMap[i - 1]?.end, "contiguous");
     }
+    const sections = (await (await fetch(result.sections)).json()) as { start: number; end: number; label: string }[];
+    const downbeats = new Set(beatMap.filter((b) => b.beatNum === 1).map((b) => b.time));
+    assertValidSections(sections, chordMap.at(-1)?.end as number);
+    for (const s of sections.slice(1)) assert.ok(downbeats.has(s.start), `section start ${s.start} on a downbeat`);
+  });
+
+  test("mixdown/sections: the sections of a constructed A B A C song as a JSON file; listed and described", async () => {
+    const song = sectionedTrack();
+    const songUrl = await server.upload(app.apiKey, encodeWav(song), "audio/wav");
+    const result = (await server.runJob(app.apiKey, "mixdown/sections", { inputUrl: songUrl })).result;
+    assert.deepEqual(Object.keys(result), ["sections"]);
+    const sections = (await (await fetch(result.sections)).json()) as { start: number; end: number; label: string }[];
+    assertValidSections(sections, song.sections.at(-1)?.end as number);
+    assert.deepEqual(
+      sections.map((s) => s.label),
+      ["A", "B", "A", "C"],
+    );
+    sections.slice(1).forEach((s, i) => {
+      const join = song.sections[i + 1]?.start as number;
+      assert.ok(Math.abs(s.start - join) < 0.5, `boundary ${s.start} for the join at ${join}`);
+    });
+
+    const listed = await server.api("GET", "/v1/workflow?size=100", { key: app.apiKey });
+    assert.ok(listed.body.workflows.some((wf: { slug: string }) => wf.slug === "mixdown/sections"));
+    const described = await server.api("GET", "/v1/workflow/mixdown/sections", { key: app.apiKey });
+    assert.equal(described.status, 200);
+    assert.equal(described.body.runnable, true);
+    assert.equal(described.body.outputs.sections.kind, "file URL");
+    assert.match(described.body.outputs.sections.description, /"start".*"end".*"label"/);
   });
 
   test("mixdown/tempo gives bpm and the beat map; mixdown/key gives the key with a confidence", async () => {

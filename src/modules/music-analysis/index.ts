@@ -1,13 +1,14 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../../dsp/analyze-music.ts";
+import { findSections } from "../../dsp/sections.ts";
 import type { Module } from "../../engine/types.ts";
 import { decodeAudio } from "../../media/pcm.ts";
 
 export const musicAnalysisModule: Module = {
   name: "music-analysis",
   description:
-    "Tempo, beats with their position in the bar (3/4 or 4/4), chords (major/minor triads on 12 roots, or N) and key of a piece of music.",
+    "Tempo, beats with their position in the bar (3/4 or 4/4), chords (major/minor triads on 12 roots, or N), key and song sections of a piece of music.",
   params: { type: "object", additionalProperties: false, properties: {} },
   inputs: { audio: { type: "audio", description: "Music to analyse" } },
   outputs: {
@@ -16,6 +17,11 @@ export const musicAnalysisModule: Module = {
     chordMap: { type: "json", description: '[{"start": s, "end": s, "chord": "C" | "Am" | … | "N"}]' },
     key: { type: "string", description: 'e.g. "C major", "A minor"' },
     keyConfidence: { type: "number", description: "0..1" },
+    sections: {
+      type: "json",
+      description:
+        '[{"start": s, "end": s, "label": "A" | "B" | …}]: contiguous from 0 to the end, boundaries on downbeats; repeated sections share a letter, letters in order of first appearance',
+    },
   },
   heavy: true,
   async run(ctx) {
@@ -24,11 +30,21 @@ export const musicAnalysisModule: Module = {
       { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 },
       ctx.signal,
     );
-    const analysis = analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
+    const signal = pcm.channels[0] as Float32Array;
+    const analysis = analyzeMusic(signal, pcm.sampleRate);
     const beatMap = path.join(ctx.outputDir, "beats.json");
     const chordMap = path.join(ctx.outputDir, "chords.json");
     await fsp.writeFile(beatMap, JSON.stringify(analysis.beats));
     await fsp.writeFile(chordMap, JSON.stringify(analysis.chords));
-    return { bpm: analysis.bpm, beatMap, chordMap, key: analysis.key.name, keyConfidence: analysis.key.confidence };
+    const sections = path.join(ctx.outputDir, "sections.json");
+    await fsp.writeFile(sections, JSON.stringify(findSections(signal, pcm.sampleRate, analysis.beats)));
+    return {
+      bpm: analysis.bpm,
+      beatMap,
+      chordMap,
+      key: analysis.key.name,
+      keyConfidence: analysis.key.confidence,
+      sections,
+    };
   },
 };

@@ -1,0 +1,85 @@
+/**
+ * Bar-synchronous features for song structure: what a bar sounds like, as the log of its mean energy in
+ * log-spaced bands (the instrumentation, whether drums, bass or a voice play, how loud). Bars run from downbeat
+ * to downbeat, as structure analyses beat- or bar-synchronise their features (Müller, "Fundamentals of Music
+ * Processing", §4.2) so that boundaries fall on bar lines and repeated sections line up bar for bar.
+ */
+import { logBandEdges } from "./repet-sim.ts";
+import { FrameAnalyzer } from "./stft.ts";
+
+export interface BarFeatures {
+  /** Bar boundaries in seconds: bar i spans [edges[i], edges[i + 1]); the first is 0, the last the duration. */
+  edges: number[];
+  /** Per bar: 10·log10 of the mean energy in each band. */
+  timbre: Float64Array[];
+}
+
+const FFT_SIZE = 2048;
+/** Frames 93 ms apart at 22.05 kHz: bars last a second or more, so a sparse sampling of them is enough. */
+const HOP = 2048;
+const BANDS = 20;
+const LOW_HZ = 50;
+const HIGH_HZ = 10_000;
+/** Bars of this many seconds when too few downbeats were found to count bars. */
+const FALLBACK_BAR_SECONDS = 2;
+
+/** Bar boundaries from the beats' downbeats (beatNum 1), from 0 to the end of the signal. */
+export function barEdges(beats: { time: number; beatNum: number }[], duration: number): number[] {
+  const downbeats = beats.filter((b) => b.beatNum === 1 && b.time > 0 && b.time < duration).map((b) => b.time);
+  if (downbeats.length < 2) {
+    const count = Math.max(1, Math.round(duration / FALLBACK_BAR_SECONDS));
+    return Array.from({ length: count + 1 }, (_, i) => (i * duration) / count);
+  }
+  // A first or last bar shorter than half a bar (a pickup, a lead-in, the last beat) joins its neighbour.
+  const bar = ((downbeats.at(-1) as number) - (downbeats[0] as number)) / (downbeats.length - 1);
+  const edges = [0, ...downbeats.filter((t) => t >= bar / 2), duration];
+  if (edges.length > 2 && (edges.at(-1) as number) - (edges.at(-2) as number) < bar / 2) edges.splice(-2, 1);
+  return edges;
+}
+
+/** Band energies of frames every HOP samples, and the seconds between frames. */
+function bandEnergies(signal: Float32Array, sampleRate: number): { rows: Float64Array[]; hopSeconds: number } {
+  const analyzer = new FrameAnalyzer(FFT_SIZE);
+  const bins = FFT_SIZE / 2 + 1;
+  const edges = logBandEdges(bins, sampleRate, LOW_HZ, Math.min(HIGH_HZ, sampleRate / 2 - 1), BANDS);
+  const spectrum = new Float32Array(bins);
+  const rows: Float64Array[] = [];
+  for (let center = 0; center < signal.length; center += HOP) {
+    analyzer.magnitudesAt(signal, center, bins, spectrum);
+    const row = new Float64Array(edges.length - 1);
+    for (let b = 0; b < row.length; b++) {
+      let energy = 0;
+      for (let k = edges[b] as number; k < (edges[b + 1] as number); k++) energy += (spectrum[k] as number) ** 2;
+      row[b] = energy;
+    }
+    rows.push(row);
+  }
+  return { rows, hopSeconds: HOP / sampleRate };
+}
+
+/**
+ * The log of the mean (not the mean of the log): a bar's silent lead-in or a pause between notes barely moves
+ * it, so a bar reads as what plays in it.
+ */
+function logMeanEnergy(rows: Float64Array[], hopSeconds: number, start: number, end: number): Float64Array {
+  const first = Math.min(rows.length - 1, Math.ceil(start / hopSeconds));
+  const last = Math.min(rows.length - 1, Math.max(first, Math.ceil(end / hopSeconds) - 1));
+  const out = new Float64Array(rows[0]?.length ?? 0);
+  for (let i = first; i <= last; i++) {
+    const row = rows[i] as Float64Array;
+    for (let b = 0; b < out.length; b++) out[b] = (out[b] as number) + (row[b] as number);
+  }
+  for (let b = 0; b < out.length; b++) out[b] = 10 * Math.log10((out[b] as number) / (last - first + 1) + 1e-6);
+  return out;
+}
+
+export function barFeatures(
+  signal: Float32Array,
+  sampleRate: number,
+  beats: { time: number; beatNum: number }[],
+): BarFeatures {
+  const edges = barEdges(beats, signal.length / sampleRate);
+  const { rows, hopSeconds } = bandEnergies(signal, sampleRate);
+  const timbre = edges.slice(0, -1).map((start, i) => logMeanEnergy(rows, hopSeconds, start, edges[i + 1] as number));
+  return { edges, timbre };
+}

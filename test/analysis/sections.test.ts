@@ -1,0 +1,158 @@
+/**
+ * Song sections (mixdown/sections, and the sections of mixdown/beats-chords): a constructed case, the evaluation
+ * measures, and the rendered corpus (test/corpus/), whose songs change instrumentation and harmony from section
+ * to section (intro, verse, chorus, bridge, outro). Measures as mir_eval.segment defines them:
+ *   boundary F-measure within ±3 s and within ±0.5 s, the start and end of the piece not counted (trim=True);
+ *   pairwise frame clustering F-measure (Levy & Sandler 2008; mir_eval.segment.pairwise), frames every 0.1 s.
+ * Two baselines show what the figures are worth: boundaries every 5 s (the corpus' sections last 2.4 to 8 s, so
+ * at ±3 s a regular grid scores about 0.9), and every section labelled differently.
+ * Goals of issue 18, asserted on the held-out split: boundary F (±3 s) ≥ 0.7, pairwise F ≥ 0.6.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../../src/dsp/analyze-music.ts";
+import { findSections } from "../../src/dsp/sections.ts";
+import { decodeAudio } from "../../src/media/pcm.ts";
+import { type RenderedTrack, renderedCorpus, type Split } from "../corpus/corpus.ts";
+import { boundaryF, type LabelledSpan, pairwiseF } from "../helpers/segment-metrics.ts";
+import { sectionedTrack } from "./sectioned-track.ts";
+
+const mono = (channels: [Float32Array, Float32Array]) =>
+  channels[0].map((v, i) => (v + (channels[1][i] as number)) / 2);
+
+describe("findSections on a constructed A B A C song", () => {
+  const track = sectionedTrack();
+  const sections = findSections(mono(track.channels), track.sampleRate, track.truth.beats);
+
+  test("one section per part, each starting on the downbeat of its part, A B A C", () => {
+    const downbeats = track.truth.beats.filter((b) => b.beatNum === 1).map((b) => b.time);
+    const firstDownbeatFrom = (t: number) => downbeats.find((d) => d >= t - 1e-9) as number;
+    assert.deepEqual(
+      sections.map((s) => s.label),
+      track.sections.map((s) => s.label),
+    );
+    sections.slice(1).forEach((s, i) => {
+      const join = track.sections[i + 1]?.start as number;
+      assert.ok(Math.abs(s.start - firstDownbeatFrom(join)) < 1e-3, `${s.start} for the join at ${join}`);
+    });
+  });
+
+  test("contiguous from 0 to the end", () => {
+    assert.equal(sections[0]?.start, 0);
+    assert.equal(sections.at(-1)?.end, track.sections.at(-1)?.end);
+    for (let i = 1; i < sections.length; i++) assert.equal(sections[i]?.start, sections[i - 1]?.end);
+  });
+});
+
+describe("segment measures", () => {
+  const reference: LabelledSpan[] = [
+    { start: 0, end: 10, label: "verse" },
+    { start: 10, end: 20, label: "chorus" },
+    { start: 20, end: 30, label: "verse" },
+  ];
+
+  test("boundary F counts inner boundaries, each matched once within the window", () => {
+    assert.equal(boundaryF(reference, reference), 1);
+    const shifted = reference.map((s, i) => ({ ...s, start: i === 0 ? 0 : s.start + 2, end: s.end + 2 }));
+    assert.equal(boundaryF(reference, shifted, 3), 1);
+    assert.equal(boundaryF(reference, shifted, 0.5), 0);
+    // Two estimates near one reference boundary: one is a hit, the other a false alarm. P 2/3, R 2/2.
+    const [verse, chorus, again] = reference as [LabelledSpan, LabelledSpan, LabelledSpan];
+    const doubled = [verse, { start: 10, end: 11, label: "x" }, { ...chorus, start: 11 }, again];
+    assert.ok(Math.abs(boundaryF(reference, doubled, 3) - 0.8) < 1e-9);
+  });
+
+  test("pairwise F is indifferent to label names and penalises merges and splits", () => {
+    const renamed = reference.map((s) => ({ ...s, label: s.label === "verse" ? "A" : "B" }));
+    assert.equal(pairwiseF(reference, renamed), 1);
+    // 300 frames, 100 a span. One label for all: recall 1, precision (C(200,2) + C(100,2)) / C(300,2) ≈ 0.554.
+    const merged = pairwiseF(reference, [{ start: 0, end: 30, label: "A" }]);
+    assert.ok(Math.abs(merged - 0.713) < 0.005, String(merged));
+    // Each span its own label: precision 1, recall 3·C(100,2) / (C(200,2) + C(100,2)) ≈ 0.598.
+    const split = pairwiseF(
+      reference,
+      reference.map((s, i) => ({ ...s, label: String(i) })),
+    );
+    assert.ok(Math.abs(split - 0.748) < 0.005, String(split));
+  });
+});
+
+interface Row {
+  id: string;
+  boundaryF3: number;
+  boundaryF05: number;
+  pairwiseF: number;
+  gridF3: number;
+  gridF05: number;
+  distinctPairwiseF: number;
+}
+
+/** Boundaries every `step` seconds, each span its own label: the baselines. */
+function grid(duration: number, step: number): LabelledSpan[] {
+  const spans: LabelledSpan[] = [];
+  for (let start = 0; start < duration - step / 2; start += step)
+    spans.push({ start, end: Math.min(duration, start + step), label: String(spans.length) });
+  (spans.at(-1) as LabelledSpan).end = duration;
+  return spans;
+}
+
+async function evaluate(track: RenderedTrack): Promise<Row> {
+  const pcm = await decodeAudio(track.mixture, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
+  const signal = pcm.channels[0] as Float32Array;
+  const sections = findSections(signal, pcm.sampleRate, analyzeMusic(signal, pcm.sampleRate).beats);
+  const truth = track.truth.sections;
+  const baseline = grid(track.truth.duration, 5);
+  return {
+    id: track.id,
+    boundaryF3: boundaryF(truth, sections, 3),
+    boundaryF05: boundaryF(truth, sections, 0.5),
+    pairwiseF: pairwiseF(truth, sections),
+    gridF3: boundaryF(truth, baseline, 3),
+    gridF05: boundaryF(truth, baseline, 0.5),
+    distinctPairwiseF: pairwiseF(
+      truth,
+      truth.map((s, i) => ({ ...s, label: String(i) })),
+    ),
+  };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const mean = (rows: Row[], pick: (r: Row) => number) => round3(rows.reduce((a, r) => a + pick(r), 0) / rows.length);
+
+/**
+ * Held-out: the goals of issue 18, and the ±0.5 s figure measured once less a margin. Development: the figures
+ * measured when the method was chosen, less about two tracks' worth. The analysis' beats and downbeats (which
+ * the boundaries follow) are being improved at the same time, hence the margins.
+ */
+const FLOORS: Record<Split, { boundaryF3: number; boundaryF05: number; pairwiseF: number }> = {
+  development: { boundaryF3: 0.88, boundaryF05: 0.68, pairwiseF: 0.77 },
+  "held-out": { boundaryF3: 0.7, boundaryF05: 0.6, pairwiseF: 0.6 },
+};
+
+for (const split of ["development", "held-out"] as const) {
+  test(`song sections on the rendered corpus, ${split} split`, async (t) => {
+    const rows: Row[] = [];
+    for (const track of await renderedCorpus(split)) rows.push(await evaluate(track));
+    for (const r of rows)
+      t.diagnostic(
+        `track ${r.id}: boundary F ±3 s ${round3(r.boundaryF3)}, ±0.5 s ${round3(r.boundaryF05)}, pairwise F ${round3(r.pairwiseF)}`,
+      );
+    const summary = {
+      tracks: rows.length,
+      boundaryF3: mean(rows, (r) => r.boundaryF3),
+      boundaryF05: mean(rows, (r) => r.boundaryF05),
+      pairwiseF: mean(rows, (r) => r.pairwiseF),
+      baselineGrid5sF3: mean(rows, (r) => r.gridF3),
+      baselineGrid5sF05: mean(rows, (r) => r.gridF05),
+      baselineAllDistinctPairwiseF: mean(rows, (r) => r.distinctPairwiseF),
+    };
+    t.diagnostic(`summary ${split}: ${JSON.stringify(summary)}`);
+    const floor = FLOORS[split];
+    assert.ok(summary.boundaryF3 >= floor.boundaryF3, `boundary F ±3 s ${summary.boundaryF3}`);
+    assert.ok(summary.boundaryF05 >= floor.boundaryF05, `boundary F ±0.5 s ${summary.boundaryF05}`);
+    assert.ok(summary.pairwiseF >= floor.pairwiseF, `pairwise F ${summary.pairwiseF}`);
+    // Far better than the regular grid where the window is tight, and than labelling every section apart.
+    assert.ok(summary.boundaryF05 >= 2 * summary.baselineGrid5sF05, "±0.5 s against the 5 s grid");
+    assert.ok(summary.pairwiseF >= summary.baselineAllDistinctPairwiseF + 0.1, "pairwise F against all-distinct");
+  });
+}
