@@ -9,6 +9,7 @@ import { loggedRequest } from "../dashboard/setup-link.ts";
 import type { Application } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { WEBHOOKS_OPENAPI } from "../webhooks/openapi.ts";
 import { handleError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import type { ApiContext } from "./routes/context.ts";
@@ -108,6 +109,7 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
       },
       servers: [{ url: config.publicUrl }],
       components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } } },
+      webhooks: WEBHOOKS_OPENAPI,
     },
     transform: ({ schema, url }) => ({
       schema: {

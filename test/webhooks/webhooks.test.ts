@@ -217,6 +217,21 @@ describeOrSkip("webhooks: internal addresses [embedded]", undefined, () => {
     assertNoneRunning();
   });
 
+  test("the OpenAPI document describes the events (webhooks) and POST /job's webhookUrl and copyResultsTo", async () => {
+    const { body } = await server.api("GET", "/openapi.json");
+    assert.deepEqual(Object.keys(body.webhooks).sort(), [
+      "job.cancelled",
+      "job.failed",
+      "job.started",
+      "job.succeeded",
+    ]);
+    const headers = body.webhooks["job.succeeded"].post.parameters.map((p: { name: string }) => p.name);
+    assert.deepEqual(headers, ["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    const create = body.paths["/v1/job"].post.requestBody.content["application/json"].schema.properties;
+    assert.match(create.webhookUrl.description, /Standard Webhooks/);
+    assert.match(create.copyResultsTo.description, /\[custom storage\]/);
+  });
+
   test("an endpoint or a job webhookUrl on an internal address is refused unless MIXDOWN_ALLOW_PRIVATE_URLS", async () => {
     const app = await server.createApp();
     for (const url of ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://[::1]/hook", "http://10.1.2.3/"]) {
