@@ -1,8 +1,27 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { DashboardContext } from "../context.ts";
 import { view } from "../render.ts";
+import { styleNonce } from "../style-nonce.ts";
+import { type ResultViews, resultViews } from "./result-views.ts";
 
 type JobRequest = { Params: { id: string } };
+
+/** "1:05.3": a time in a recording, to the tenth of a second. */
+const clock = (seconds: number) => {
+  const tenths = Math.round(seconds * 10);
+  return `${Math.floor(tenths / 600)}:${String(((tenths % 600) / 10).toFixed(1)).padStart(4, "0")}`;
+};
+
+/** The browser modules the page's views need, each one small file under assets/. */
+function scriptsFor(views: ResultViews): string[] {
+  const scripts: string[] = [];
+  if (views.audio.length === 1 || views.source) scripts.push("player.js");
+  if (views.audio.length > 1) scripts.push("mixer.js");
+  if (views.beats || views.chords || views.sections) scripts.push("timeline.js");
+  if (views.notes) scripts.push("piano-roll.js");
+  if (views.transcript || views.words) scripts.push("transcript.js");
+  return scripts;
+}
 
 /** /dashboard/jobs/ID: what a job was asked, its timeline, error and results; delete after confirmation. */
 export function jobPage(dashboard: FastifyInstance, { runtime }: DashboardContext): void {
@@ -18,21 +37,20 @@ export function jobPage(dashboard: FastifyInstance, { runtime }: DashboardContex
   dashboard.get<JobRequest>("/jobs/:id", async (request, reply) => {
     const job = await find(request, reply);
     if (!job) return reply;
-    const results = await Promise.all(
-      Object.entries(job.result ?? {}).map(async ([key, entry]) =>
-        "file" in entry
-          ? {
-              key,
-              url: await runtime.fileUrls.downloadUrl(entry.file, runtime.config.urlTtlSeconds),
-              contentType: entry.contentType,
-            }
-          : { key, json: JSON.stringify(entry.value, null, 2) },
-      ),
-    );
+    const views = await resultViews(runtime, job);
     return view(request, reply, "pages/job", {
       title: job.name,
       job,
-      results,
+      views,
+      hasResults: job.result !== null && Object.keys(job.result).length > 0,
+      styles: ["results.css"],
+      scripts: scriptsFor(views),
+      styleNonce: styleNonce(reply.raw),
+      // Media fetched with CORS, as the waveforms and the mixer fetch it, so the browser caches one response
+      // for both; when the object store refuses CORS, players still play (without waveforms).
+      cors: runtime.corsProblem === undefined,
+      corsProblem: runtime.corsProblem,
+      clock,
       params: JSON.stringify(job.params, null, 2),
       metadata: Object.keys(job.metadata).length > 0 ? JSON.stringify(job.metadata, null, 2) : undefined,
     });
