@@ -1,10 +1,10 @@
-import { trackBeats } from "./beats.ts";
+import { dropTrailingBeats, trackBeats } from "./beats.ts";
 import { type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
 import { averageFrames, chromagram } from "./chroma.ts";
-import { findDownbeats } from "./downbeats.ts";
+import { findDownbeats, type Meter } from "./downbeats.ts";
 import { type ChordOccurrence, estimateKey, type KeyEstimate } from "./key.ts";
-import { onsetEnvelope } from "./onsets.ts";
-import { estimateTempo } from "./tempo.ts";
+import { beatDividesInThree, findMetricalLevel } from "./metrical-level.ts";
+import { drumAccentEnvelope, onsetEnvelope } from "./onsets.ts";
 
 export interface Beat {
   time: number;
@@ -19,7 +19,7 @@ export interface ChordSpan {
 
 export interface MusicAnalysis {
   bpm: number;
-  meter: 3 | 4;
+  meter: Meter;
   beats: Beat[];
   chords: ChordSpan[];
   key: KeyEstimate;
@@ -54,8 +54,10 @@ function cosine(a: Float32Array | null, b: Float32Array | null): number {
 export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAnalysis {
   const duration = signal.length / sampleRate;
   const onsets = onsetEnvelope(signal, sampleRate);
-  const tempo = estimateTempo(onsets.strength, onsets.frameRate);
-  const beatTimes = trackBeats(onsets.strength, onsets.frameRate, tempo);
+  const tempo = findMetricalLevel(onsets).bpm;
+  // Tracked on kick and snare as well as all onsets, so beats fall on the drums rather than between them.
+  const tracked = trackBeats(drumAccentEnvelope(onsets), onsets.frameRate, tempo);
+  const beatTimes = dropTrailingBeats(tracked, onsets.strength, onsets.frameRate);
   const bpm = beatTimes.length >= 4 ? 60 / meanInterval(beatTimes) : tempo;
 
   // Segments: before the first beat, then one per beat to the end of the signal.
@@ -83,19 +85,24 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   }));
 
   const beatSegments = segments.slice(leading);
-  const low = beatTimes.map((t) => {
-    const frame = Math.round(t * onsets.frameRate);
-    return Math.max(
-      onsets.low[frame - 1] ?? 0,
-      onsets.low[frame] ?? 0,
-      onsets.low[frame + 1] ?? 0,
-      onsets.low[frame + 2] ?? 0,
-    );
-  });
+  const atBeats = (envelope: Float32Array) =>
+    beatTimes.map((t) => {
+      const frame = Math.round(t * onsets.frameRate);
+      return Math.max(
+        envelope[frame - 1] ?? 0,
+        envelope[frame] ?? 0,
+        envelope[frame + 1] ?? 0,
+        envelope[frame + 2] ?? 0,
+      );
+    });
   const change = beatSegments.map((s, i) =>
     i === 0 ? 0 : 1 - cosine(beatSegments[i - 1]?.trebleN ?? null, s.trebleN),
   );
-  const { meter, firstDownbeat } = findDownbeats({ low, change });
+  const meters = beatDividesInThree(onsets, beatTimes) ? ([2, 4] as const) : ([3, 4] as const);
+  const { meter, firstDownbeat } = findDownbeats(
+    { all: atBeats(onsets.strength), low: atBeats(onsets.low), mid: atBeats(onsets.mid), change },
+    meters,
+  );
   const beatNumOf = (i: number) => ((((i - firstDownbeat) % meter) + meter) % meter) + 1;
   const beats = beatTimes.map((time, i) => ({ time: round3(time), beatNum: beatNumOf(i) }));
 

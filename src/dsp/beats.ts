@@ -45,3 +45,20 @@ export function trackBeats(envelope: Float32Array, frameRate: number, bpm: numbe
   for (let t = end; t >= 0; t = backlink[t] as number) beats.push(t);
   return beats.reverse().map((frame) => frame / frameRate);
 }
+
+/**
+ * Drops the beats after the music's last onset: the tracker's path runs on through a final chord's ring-out,
+ * where nothing marks a beat. The last kept beat is the last one carrying an onset of at least `share` of the
+ * median onset strength at beats.
+ */
+export function dropTrailingBeats(beats: number[], envelope: Float32Array, frameRate: number, share = 0.25): number[] {
+  const strength = beats.map((t) => {
+    const i = Math.round(t * frameRate);
+    return Math.max(envelope[i - 1] ?? 0, envelope[i] ?? 0, envelope[i + 1] ?? 0);
+  });
+  const sorted = [...strength].sort((a, b) => a - b);
+  const threshold = share * (sorted[Math.floor(sorted.length / 2)] ?? 0);
+  let last = strength.length - 1;
+  while (last > 0 && (strength[last] as number) < threshold) last--;
+  return beats.slice(0, last + 1);
+}

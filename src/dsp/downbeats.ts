@@ -1,13 +1,18 @@
 /**
- * Meter (3 or 4 beats per bar) and the position of the first downbeat, from beat-level cues: low-band
- * onsets (kick and bass notes fall on strong beats) and harmonic change (chords change at bar lines), in the
- * spirit of Goto 2001 ("An audio-based real-time beat tracking system for music with or without drum-sounds")
+ * Meter (2, 3 or 4 beats per bar) and the position of the first downbeat, from beat-level cues: low-band
+ * onsets (kick and bass notes fall on strong beats), mid-band onsets (the snare's backbeat falls off them),
+ * overall onset strength (accents, crashes at section starts) and harmonic change (chords change at bar
+ * lines), in the spirit of Goto 2001 ("An audio-based real-time beat tracking system for music with or without drum-sounds")
  * and Davies & Plumbley 2006 (downbeats from spectral change at beat level). Each (meter, phase) is scored
  * by how much the beats it calls downbeats stand out.
  */
 export interface DownbeatCues {
   /** Low-band onset strength at each beat. */
   low: number[];
+  /** Onset strength (all bands) at each beat. */
+  all: number[];
+  /** Mid-band (snare, clap) onset strength at each beat. */
+  mid: number[];
   /** Harmonic change entering each beat (1 − cosine of neighbouring beat chroma). */
   change: number[];
 }
@@ -18,12 +23,26 @@ function standardize(values: number[]): number[] {
   return values.map((v) => (v - mean) / sd);
 }
 
-export function findDownbeats(cues: DownbeatCues): { meter: 3 | 4; firstDownbeat: number } {
+export type Meter = 2 | 3 | 4;
+
+/**
+ * The (meter, phase) whose downbeats stand out most on a cue: kick on the downbeat, snare off it (the
+ * backbeat), chords changing at the bar line. `meters` are the candidates: 3 or 4 beats for beats that divide
+ * in two, 2 or 4 (6/8, 12/8) for beats that divide in three.
+ */
+export function findDownbeats(
+  cues: DownbeatCues,
+  meters: readonly Meter[] = [3, 4],
+): { meter: Meter; firstDownbeat: number } {
   const low = standardize(cues.low);
+  const mid = standardize(cues.mid);
   const change = standardize(cues.change);
-  const cue = low.map((l, i) => l + 1.5 * (change[i] as number));
-  let best = { meter: 4 as 3 | 4, firstDownbeat: 0, score: Number.NEGATIVE_INFINITY };
-  for (const meter of [3, 4] as const) {
+  const all = standardize(cues.all);
+  const cue = low.map(
+    (l, i) => 0.5 * l - 0.5 * (mid[i] as number) + 2 * (change[i] as number) + 0.5 * (all[i] as number),
+  );
+  let best = { meter: meters[0] as Meter, firstDownbeat: 0, score: Number.NEGATIVE_INFINITY };
+  for (const meter of meters) {
     for (let phase = 0; phase < meter; phase++) {
       let on = 0;
       let onCount = 0;

@@ -5,6 +5,8 @@ export interface OnsetEnvelope {
   strength: Float32Array;
   /** Onset strength of the low band (< 200 Hz): kicks and bass. */
   low: Float32Array;
+  /** Onset strength of the middle band (200–2500 Hz): snare, claps, the body of most notes. */
+  mid: Float32Array;
   /** Frames per second. */
   frameRate: number;
 }
@@ -27,15 +29,17 @@ function highPass(signal: Float32Array, width: number): Float32Array {
 /**
  * Spectral flux of log-compressed magnitudes (Böck, Krebs & Schedl 2012, "Evaluating the online capabilities
  * of onset detection methods"): the summed positive change of log(1 + γ|X|) between frames, then a local mean
- * removed. A second envelope keeps only bins below 200 Hz.
+ * removed. Two more envelopes keep only the bins below 200 Hz (kick, bass) and 200–2500 Hz (snare, clap).
  */
 export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize = 1024, hop = 512): OnsetEnvelope {
   const analyzer = new FrameAnalyzer(fftSize);
   const frames = Math.ceil(signal.length / hop);
   const bins = fftSize / 2 + 1;
   const lowBins = Math.ceil((200 * fftSize) / sampleRate);
+  const midBins = Math.ceil((2500 * fftSize) / sampleRate);
   const flux = new Float32Array(frames);
   const lowFlux = new Float32Array(frames);
+  const midFlux = new Float32Array(frames);
   const magnitudes = new Float32Array(bins);
   let previous = new Float32Array(bins);
   let current = new Float32Array(bins);
@@ -43,6 +47,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     analyzer.magnitudesAt(signal, f * hop, bins, magnitudes);
     let sum = 0;
     let low = 0;
+    let mid = 0;
     for (let k = 1; k < bins; k++) {
       const value = Math.log1p(100 * (magnitudes[k] as number));
       current[k] = value;
@@ -50,13 +55,33 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
       if (rise > 0) {
         sum += rise;
         if (k < lowBins) low += rise;
+        else if (k < midBins) mid += rise;
       }
     }
     flux[f] = f === 0 ? 0 : sum;
     lowFlux[f] = f === 0 ? 0 : low;
+    midFlux[f] = f === 0 ? 0 : mid;
     [previous, current] = [current, previous];
   }
   const frameRate = sampleRate / hop;
   const width = Math.round(frameRate * 0.5);
-  return { strength: highPass(flux, width), low: highPass(lowFlux, width), frameRate };
+  return {
+    strength: highPass(flux, width),
+    low: highPass(lowFlux, width),
+    mid: highPass(midFlux, width),
+    frameRate,
+  };
+}
+
+function percentile95(envelope: Float32Array): number {
+  const sorted = Float32Array.from(envelope).sort();
+  return sorted[Math.floor(0.95 * (sorted.length - 1))] ?? 0;
+}
+
+/** All onsets plus the kick (weight 0.3) and snare (0.5) bands, each scaled by its 95th percentile. */
+export function drumAccentEnvelope(onsets: OnsetEnvelope): Float32Array {
+  const all = 1 / (percentile95(onsets.strength) || 1);
+  const low = 0.3 / (percentile95(onsets.low) || 1);
+  const mid = 0.5 / (percentile95(onsets.mid) || 1);
+  return onsets.strength.map((v, i) => v * all + (onsets.low[i] as number) * low + (onsets.mid[i] as number) * mid);
 }

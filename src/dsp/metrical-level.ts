@@ -1,0 +1,125 @@
+/**
+ * Which pulse is the beat: the metrical level read from the drum pattern rather than from a tempo prior.
+ *
+ * A fast pulse is found first (the fastest well-fitting tempo up to 520 BPM: eighths or sixteenths, see
+ * tempo.ts) and tracked (beats.ts); halving its period gives a grid fine enough to hold the beat of duple and
+ * compound meters alike. Each grid point gets an accent: the larger of its kick (< 200 Hz) and snare
+ * (200–2500 Hz) onset strengths, each scaled by its own 95th percentile so neither drum dominates. Then the
+ * level climbs: from a level of k grid steps, grouping its pulses by 2 or by 3 is accepted when one pulse of
+ * each group carries clearly more accent than the others (the hi-hat subdivisions between kick and snare
+ * hits), and refused when the group's pulses are about equally accented (kick and snare alternating on every
+ * beat: grouping them would put the backbeat between beats). This is the drum-pattern reasoning of Goto 2001
+ * ("An audio-based real-time beat tracking system for music with or without drum-sounds", JNMR 30(2): snare
+ * and bass drum on beats, the hi-hat between) and the tatum–tactus–measure hierarchy of Klapuri, Eronen &
+ * Astola 2006 ("Analysis of the meter of acoustic musical signals", IEEE TASLP 14(1)), in a simple form.
+ */
+import { trackBeats } from "./beats.ts";
+import type { OnsetEnvelope } from "./onsets.ts";
+import { estimateTempo } from "./tempo.ts";
+
+/** A group whose weaker pulses carry less than this share of its strongest pulse's accent has one beat. */
+const ACCENT_RATIO = 0.7;
+/** The fast pulse is searched up to this tempo (sixteenths at 130 BPM). */
+const FAST_PULSE_MAX_BPM = 520;
+/** Beats are not slower than this (a slow 6/8 counted in dotted quarters)… */
+const MIN_BEAT_BPM = 40;
+/** …nor faster than this: above it the level keeps climbing whatever the accents say. */
+const MAX_BEAT_BPM = 210;
+
+export interface MetricalLevel {
+  /** The beat tempo. */
+  bpm: number;
+  /** Times (s) of the fine grid: the tracked fast pulse and the midpoints between its pulses. */
+  grid: number[];
+  /** Beats are grid[phase], grid[phase + step], …: the grid steps per beat and the first beat's index. */
+  step: number;
+  phase: number;
+}
+
+/** Envelope value at `seconds`, the largest within ±1 frame (timing jitter tolerance). */
+function valueAt(envelope: Float32Array, frameRate: number, seconds: number): number {
+  const i = Math.round(seconds * frameRate);
+  return Math.max(envelope[i - 1] ?? 0, envelope[i] ?? 0, envelope[i + 1] ?? 0);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(p * (sorted.length - 1))] ?? 0;
+}
+
+/** Per grid point: the larger of the kick-band and snare-band onsets, each relative to its own loud hits. */
+function accents(onsets: OnsetEnvelope, grid: number[]): number[] {
+  const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
+  const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
+  const kickScale = percentile(kick, 0.95) || 1;
+  const snareScale = percentile(snare, 0.95) || 1;
+  return kick.map((k, i) => Math.max(k / kickScale, (snare[i] as number) / snareScale));
+}
+
+interface Grouping {
+  size: number;
+  /** Which pulse of the group carries the accent. */
+  strongest: number;
+  /** The runner-up pulse's mean accent over the strongest one's. */
+  ratio: number;
+}
+
+/** How well pulses of `step` grid steps starting at `phase` group by `size`. */
+function grouping(accent: number[], phase: number, step: number, size: number): Grouping {
+  const means = Array.from({ length: size }, (_, j) => {
+    let sum = 0;
+    let count = 0;
+    for (let i = phase + j * step; i < accent.length; i += step * size) {
+      sum += accent[i] as number;
+      count++;
+    }
+    return sum / Math.max(1, count);
+  });
+  const top = Math.max(...means);
+  const strongest = means.indexOf(top);
+  const runnerUp = Math.max(...means.filter((_, j) => j !== strongest));
+  return { size, strongest, ratio: top > 0 ? runnerUp / top : 1 };
+}
+
+export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
+  const fast = estimateTempo(onsets.strength, onsets.frameRate, { minBpm: 60, maxBpm: FAST_PULSE_MAX_BPM });
+  const pulses = trackBeats(onsets.strength, onsets.frameRate, fast);
+  const grid: number[] = [];
+  pulses.forEach((t, i) => {
+    grid.push(t);
+    const next = pulses[i + 1];
+    if (next !== undefined) grid.push((t + next) / 2);
+  });
+  const gridSeconds = 30 / fast;
+  const bpmOf = (step: number) => 60 / (gridSeconds * step);
+  const accent = accents(onsets, grid);
+  let step = 1;
+  let phase = 0;
+  for (;;) {
+    const options = [2, 3]
+      .filter((size) => bpmOf(step * size) >= MIN_BEAT_BPM)
+      .map((size) => grouping(accent, phase, step, size));
+    const best = options.reduce<Grouping | null>((a, o) => (a === null || o.ratio < a.ratio ? o : a), null);
+    if (!best || (best.ratio >= ACCENT_RATIO && bpmOf(step) <= MAX_BEAT_BPM)) break;
+    phase += best.strongest * step;
+    step *= best.size;
+  }
+  return { bpm: bpmOf(step), grid, step, phase };
+}
+
+/**
+ * Whether the beat divides in three (6/8, 12/8, shuffle) rather than two: the onsets a third and two thirds
+ * into each beat, against those halfway.
+ */
+export function beatDividesInThree(onsets: OnsetEnvelope, beats: number[]): boolean {
+  let thirds = 0;
+  let halves = 0;
+  for (let i = 0; i + 1 < beats.length; i++) {
+    const start = beats[i] as number;
+    const length = (beats[i + 1] as number) - start;
+    const at = (fraction: number) => valueAt(onsets.strength, onsets.frameRate, start + fraction * length);
+    thirds += (at(1 / 3) + at(2 / 3)) / 2;
+    halves += at(1 / 2);
+  }
+  return thirds > halves;
+}
