@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { parseRateLimit, type RateLimit } from "./api/rate-limit-config.ts";
 
 export interface Config {
   port: number;
@@ -20,6 +21,10 @@ export interface Config {
   /** Distributed mode: most jobs of one application running at once across all workers (0 = no limit). */
   appConcurrency: number;
   shutdownGraceMs: number;
+  /** Per application, requests a second with a burst, for the whole deployment (undefined: no limit). */
+  rateLimit: RateLimit | undefined;
+  /** Per application, most jobs waiting to start; POST /job beyond it is refused (0: no cap). */
+  maxQueuedJobs: number;
   logLevel: string;
   secret: string | undefined;
   /** postgres://… switches metadata to Postgres and the queue to pg-boss (distributed mode). */
@@ -204,6 +209,12 @@ function retrySchedule(env: Env): number[] {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+function rateLimit(env: Env): RateLimit | undefined {
+  const parsed = parseRateLimit(env.MIXDOWN_RATE_LIMIT);
+  if (typeof parsed === "string") throw new ConfigError(`MIXDOWN_RATE_LIMIT ${parsed}`);
+  return parsed;
+}
+
 /** Reads and validates the whole configuration; throws ConfigError with a message naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 8080, 0, 65535);
@@ -242,6 +253,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseMs: integer(env, "MIXDOWN_JOB_LEASE_MS", 30_000, 500),
     appConcurrency: integer(env, "MIXDOWN_APP_CONCURRENCY", 0, 0, 10_000),
     shutdownGraceMs: integer(env, "MIXDOWN_SHUTDOWN_GRACE_MS", 30_000, 0),
+    rateLimit: rateLimit(env),
+    maxQueuedJobs: integer(env, "MIXDOWN_MAX_QUEUED_JOBS", 0, 0),
     logLevel,
     secret,
     tls,
@@ -257,7 +270,9 @@ export const CONFIG_HELP = `Environment:
   PORT                        port to listen on (default 8080)
   MIXDOWN_HOST                address to bind (default 127.0.0.1)
   MIXDOWN_DATA_DIR            database and files (default ./data)
-  MIXDOWN_WORKFLOWS_DIR       custom workflow definitions, .json/.yaml (default $MIXDOWN_DATA_DIR/workflows)
+  MIXDOWN_WORKFLOWS_DIR       custom workflow definitions, .json/.yaml, saved into the metadata store (for
+                              every node) when this node starts or sees a file appear or change, unless
+                              newer there (default $MIXDOWN_DATA_DIR/workflows)
   MIXDOWN_MODELS_DIR          operator-supplied model files: ONNX separation models, whisper ggml models
                               (default $MIXDOWN_DATA_DIR/models)
   MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT, or
@@ -289,6 +304,11 @@ export const CONFIG_HELP = `Environment:
                               ±20% jitter; after the last the delivery fails ("none": no retries;
                               default 5,30,120,600,1800,3600,7200,14400,28800,28800: 11 attempts over
                               about 24 h)
+  MIXDOWN_RATE_LIMIT          API requests per application: "N/s" or "N/min", optionally ",burst=M"
+                              (default burst N), e.g. "20/s,burst=40"; over it: 429 with Retry-After.
+                              Holds for the whole deployment (default off)
+  MIXDOWN_MAX_QUEUED_JOBS     most jobs one application may have waiting to start; POST /job beyond it:
+                              429 TOO_MANY_QUEUED_JOBS (default 0: no cap)
 
 Distributed mode (both optional, independent):
   MIXDOWN_DATABASE_URL        postgres://… : metadata in Postgres, queue in pg-boss

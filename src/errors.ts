@@ -39,11 +39,19 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: ApiErrorCode;
   readonly details?: ErrorDetail[];
+  /** Sent as Retry-After (429): when the client may try again. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ApiErrorCode, message?: string, details?: ErrorDetail[], options?: { cause?: unknown }) {
+  constructor(
+    code: ApiErrorCode,
+    message?: string,
+    details?: ErrorDetail[],
+    options?: { cause?: unknown; retryAfterSeconds?: number },
+  ) {
     super(message ?? API_ERRORS[code].message, options);
     this.code = code;
     this.details = details;
     this.status = API_ERRORS[code].status;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
+import { LocalRateLimiter, type RateLimiter, SharedRateLimiter } from "./api/rate-limiter.ts";
 import { renderJob } from "./api/render.ts";
 import type { Config } from "./config.ts";
 import { JobRunner } from "./jobs/job-runner.ts";
@@ -23,6 +24,7 @@ import { LocalBlobStore } from "./store/local/local-blob-store.ts";
 import { SignedFileUrls } from "./store/local/signed-file-urls.ts";
 import type { MetadataStore } from "./store/metadata-store.ts";
 import type { OperatorStore } from "./store/operator-store.ts";
+import type { RateLimitStore } from "./store/rate-limit-store.ts";
 import type { RetentionStore } from "./store/retention-store.ts";
 import { SqlMetadataStore } from "./store/sql/sql-metadata-store.ts";
 import { SqlOperatorStore } from "./store/sql/sql-operator-store.ts";
@@ -35,11 +37,14 @@ import { WebhookDeliverer } from "./webhooks/deliverer.ts";
 import { inProcessSignal } from "./webhooks/in-process-signal.ts";
 import { WebhookService } from "./webhooks/webhook-service.ts";
 import { WorkflowRegistry } from "./workflows/registry.ts";
+import { WorkflowsDirectory } from "./workflows/workflows-dir.ts";
 
 /** Metadata and queue, with what closes them. */
 export interface Stores {
   store: MetadataStore;
   queue: JobQueue;
+  /** Distributed mode: the deployment-wide rate-limit buckets (embedded mode keeps them in memory). */
+  rateLimits?: RateLimitStore;
   close(): Promise<void>;
 }
 
@@ -89,12 +94,27 @@ async function openFiles(
 
 /** Everything Mixdown is made of, wired for the configured backends. */
 export async function createRuntime(config: Config) {
-  const { store, operators, queue, webhooks: webhookStore, retention, close: closeStores } = await openStores(config);
+  const {
+    store,
+    operators,
+    queue,
+    webhooks: webhookStore,
+    retention,
+    rateLimits,
+    close: closeStores,
+  } = await openStores(config);
   const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
   const { blobs, fileUrls, corsProblem } = await openFiles(config, signer);
-  const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
+  const registry = new WorkflowRegistry(
+    MODULES,
+    { modelsDir: config.modelsDir },
+    {
+      store,
+      directory: new WorkflowsDirectory(config.workflowsDir, store),
+    },
+  );
   const workflows = new WorkflowService(registry, store);
-  await workflows.sync(true);
+  await workflows.start();
   const uploads = new UploadService(store, blobs, fileUrls, signer, {
     ttlSeconds: config.urlTtlSeconds,
     maxBytes: config.maxUploadBytes,
@@ -104,6 +124,7 @@ export async function createRuntime(config: Config) {
   };
   const jobs = new JobService(store, queue, blobs, workflows, uploads, events, {
     allowPrivateUrls: config.allowPrivateUrls,
+    maxQueuedJobs: config.maxQueuedJobs,
   });
   const runtime = {
     config,
@@ -148,6 +169,8 @@ export async function createRuntime(config: Config) {
     serves: { uploads: config.s3?.uploadUrls !== "presigned", downloads: config.s3 === undefined },
     /** Why browsers cannot reach the object store's URLs (its CORS rules could not be set), if so. */
     corsProblem,
+    /** MIXDOWN_RATE_LIMIT per application: shared through Postgres in distributed mode, in memory embedded. */
+    rateLimiter: rateLimiterFor(config, rateLimits),
     /** Job state changes (any node's) for this node's event streams (GET /job/:id/events). */
     jobStates: new JobStateHub(queue, store, (error) =>
       console.error(JSON.stringify({ level: 40, msg: "job state changes not heard", err: String(error) })),
@@ -188,6 +211,11 @@ export async function createRuntime(config: Config) {
     },
   };
   return runtime;
+}
+
+function rateLimiterFor(config: Config, shared: RateLimitStore | undefined): RateLimiter | undefined {
+  if (!config.rateLimit) return undefined;
+  return shared ? new SharedRateLimiter(shared, config.rateLimit) : new LocalRateLimiter(config.rateLimit);
 }
 
 function isRunning(pid: number): boolean {

@@ -10,6 +10,7 @@ function summary(prefix: string, details: ErrorDetail[]): string {
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) {
     const message = error.details?.length ? summary(error.message, error.details) : error.message;
+    if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
     return reply.code(error.status).send({ code: error.code, message, details: error.details });
   }
   if (error.validation) {

@@ -12,6 +12,7 @@ import type { Runtime } from "../runtime.ts";
 import { WEBHOOKS_OPENAPI } from "../webhooks/openapi.ts";
 import { handleError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
+import { rateLimitHook } from "./rate-limit.ts";
 import type { ApiContext } from "./routes/context.ts";
 import { downloadRoutes, uploadRoutes } from "./routes/files.ts";
 import { jobEventRoutes } from "./routes/job-events.ts";
@@ -141,6 +142,7 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
           if (known !== "unknown") accept(known);
           else runtime.applications.authenticate(header).then(accept, done);
         });
+        if (runtime.rateLimiter) rateLimitHook(api, runtime.rateLimiter);
         jobRoutes(api, context);
         jobEventRoutes(api, context);
         otherRoutes(api, context);

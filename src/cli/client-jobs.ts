@@ -131,6 +131,7 @@ export async function jobsCommand(argv: string[]): Promise<number> {
         job = await client.waitForJobCompletion(needId(), {
           timeoutMs: timeout === undefined ? undefined : timeout * 1000,
           onStatus: line.set,
+          onProgress: line.setProgress,
         });
       } finally {
         line.stop();

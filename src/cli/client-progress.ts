@@ -58,13 +58,17 @@ export class ProgressBar {
   }
 }
 
-/** The job's status, live: one line redrawn with the elapsed time on a terminal, a line per change otherwise. */
+/**
+ * The job's status and progress, live: one line redrawn with the elapsed time on a terminal; otherwise a line per
+ * status change and per quarter of progress.
+ */
 export class StatusLine {
   private readonly jobId: string;
   private readonly out: Out;
   private readonly enabled: boolean;
   private readonly started = Date.now();
   private status = "";
+  private progress: { fraction: number; step: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(jobId: string, options: { enabled: boolean; out?: Out }) {
@@ -81,13 +85,30 @@ export class StatusLine {
     else this.out.write(`job ${this.jobId} ${status}\n`);
   };
 
+  setProgress = (fraction: number, step: string | null): void => {
+    if (!this.enabled) return;
+    const quarter = Math.floor(fraction * 4);
+    const shown = this.progress ? Math.floor(this.progress.fraction * 4) : 0;
+    this.progress = { fraction, step };
+    if (!this.out.isTTY && this.status === "STARTED" && quarter > shown && fraction < 1) {
+      this.out.write(`job ${this.jobId} ${this.percent()}\n`);
+    }
+  };
+
   stop(): void {
     clearInterval(this.timer);
     if (this.enabled && this.out.isTTY && this.status) this.out.write(`\r\x1b[2K${this.text()}\n`);
   }
 
+  private percent(): string {
+    if (!this.progress) return "";
+    const { fraction, step } = this.progress;
+    return `${Math.round(fraction * 100)}%${step ? ` (${step})` : ""}`;
+  }
+
   private text(): string {
-    return `job ${this.jobId} ${this.status} ${formatDuration((Date.now() - this.started) / 1000)}`;
+    const progress = this.status === "STARTED" && this.progress ? ` ${this.percent()}` : "";
+    return `job ${this.jobId} ${this.status}${progress} ${formatDuration((Date.now() - this.started) / 1000)}`;
   }
 
   private draw(): void {

@@ -38,6 +38,8 @@ export class JobService {
   private readonly events: JobEvents;
   /** webhookUrl and copyResultsTo may point at internal addresses (MIXDOWN_ALLOW_PRIVATE_URLS). */
   private readonly allowPrivateUrls: boolean;
+  /** MIXDOWN_MAX_QUEUED_JOBS: an application with this many jobs waiting cannot queue more (0: no cap). */
+  private readonly maxQueuedJobs: number;
 
   constructor(
     store: MetadataStore,
@@ -46,9 +48,10 @@ export class JobService {
     workflows: WorkflowService,
     uploads: UploadService,
     events: JobEvents,
-    options: { allowPrivateUrls: boolean } = { allowPrivateUrls: false },
+    options: { allowPrivateUrls: boolean; maxQueuedJobs?: number } = { allowPrivateUrls: false },
   ) {
     this.allowPrivateUrls = options.allowPrivateUrls;
+    this.maxQueuedJobs = options.maxQueuedJobs ?? 0;
     this.store = store;
     this.queue = queue;
     this.blobs = blobs;
@@ -85,6 +88,14 @@ export class JobService {
     };
     const extrasProblems = await jobExtrasProblems(request, outputs, this.allowPrivateUrls);
     if (extrasProblems.length > 0) throw new ApiError("INVALID_REQUEST", "Invalid fields", extrasProblems);
+    if (this.maxQueuedJobs > 0 && (await this.store.countQueuedJobs(appId)) >= this.maxQueuedJobs) {
+      throw new ApiError(
+        "TOO_MANY_QUEUED_JOBS",
+        `This application already has ${this.maxQueuedJobs} jobs waiting to start (MIXDOWN_MAX_QUEUED_JOBS); retry once some have started`,
+        undefined,
+        { retryAfterSeconds: 5 },
+      );
+    }
     const id = uuidv7();
     const hash = idempotencyKey === undefined ? undefined : requestHash(request);
     const earlier = await this.queue.enqueue({

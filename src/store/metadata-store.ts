@@ -1,6 +1,7 @@
 import type {
   Application,
   ApplicationActivity,
+  CustomWorkflowDefinition,
   FailureCount,
   Job,
   JobFilter,
@@ -40,15 +41,40 @@ export interface MetadataStore {
   /** Removes the job and its queue entry; false when the app has no such job. */
   deleteJob(appId: string, id: string): Promise<boolean>;
   countJobsByStatus(): Promise<Record<JobStatus, number>>;
+  /** The application's jobs waiting to start (MIXDOWN_MAX_QUEUED_JOBS). */
+  countQueuedJobs(appId: string): Promise<number>;
   /** STARTED jobs per id of the worker that started them ("unknown" for jobs started before workers were recorded). */
   runningJobsByWorker(): Promise<Record<string, number>>;
   /** Failed jobs created since an ISO time, by error code, most frequent first. */
   failuresByCode(since: string): Promise<FailureCount[]>;
 
-  /** Inserts new workflows, updates changed ones (by definition hash), deletes those not listed. */
-  syncWorkflows(workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void>;
+  /**
+   * Records the built-in workflows: inserts new ones, updates changed ones (by definition hash), deletes the rows
+   * of workflows neither listed nor custom (built-ins a newer version dropped). Custom workflows' rows are written
+   * by putCustomWorkflow and deleteCustomWorkflow only, so nodes never delete each other's.
+   */
+  syncBuiltInWorkflows(builtIns: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void>;
   listWorkflows(page: number, size: number): Promise<Page<WorkflowRecord>>;
   getWorkflow(slug: string): Promise<WorkflowRecord | undefined>;
+
+  /**
+   * Saves a custom workflow's definition and its record (created, or updated when its hash moved), for every node;
+   * false when the same text was already saved.
+   */
+  putCustomWorkflow(
+    definition: CustomWorkflowDefinition,
+    record: Omit<WorkflowRecord, "createdAt" | "updatedAt">,
+  ): Promise<boolean>;
+  /** Removes a custom workflow (its record too) at `at`; false when there is none. */
+  deleteCustomWorkflow(slug: string, at: string): Promise<boolean>;
+  /** The custom definitions, by slug, and the revision they are at. */
+  listCustomWorkflows(): Promise<{ revision: string; definitions: CustomWorkflowDefinition[] }>;
+  /** When a slug's definition was last saved or removed (ISO), if ever. */
+  customWorkflowChangedAt(slug: string): Promise<string | undefined>;
+  /** Moves with every put and delete, on any node: one small read. */
+  customWorkflowsRevision(): Promise<string>;
+  /** Changes whenever custom workflows may have changed (here or on another node): worth reading the revision. */
+  customWorkflowsVersion(): string;
 
   createUpload(upload: Upload): Promise<void>;
   getUpload(id: string): Promise<Upload | undefined>;

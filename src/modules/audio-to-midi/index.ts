@@ -1,5 +1,6 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { progressSpan } from "../../engine/progress.ts";
 import type { Module } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { decodeAudio } from "../../media/pcm.ts";
@@ -68,7 +69,9 @@ export const audioToMidiModule: Module = {
     const pcm = await decodeAudio(String(ctx.inputs.audio), { sampleRate: MODEL_SAMPLE_RATE, channels: 1 }, ctx.signal);
     // Imported here, not at the top: the registry imports this file on the API thread, which must not load tfjs.
     const { transcribe } = await import("./transcribe.ts");
-    const notes = await transcribe(pcm.channels[0] as Float32Array, p, ctx.signal);
+    ctx.reportProgress?.(0.1);
+    const windows = progressSpan(ctx.reportProgress, 0.1, 0.95);
+    const notes = await transcribe(pcm.channels[0] as Float32Array, p, ctx.signal, windows);
     const notesFile = path.join(ctx.outputDir, "notes.json");
     const midiFile = path.join(ctx.outputDir, "notes.mid");
     await fsp.writeFile(notesFile, JSON.stringify(notes));

@@ -39,6 +39,7 @@ export interface TranscribeOptions {
 export async function activations(
   audio: Float32Array,
   signal: AbortSignal,
+  onProgress?: (fraction: number) => void,
 ): Promise<{ frames: number[][]; onsets: number[][] }> {
   const model = await loadModel();
   const padded = new Float32Array((OVERLAP_FRAMES * FFT_HOP) / 2 + audio.length);
@@ -48,6 +49,7 @@ export async function activations(
   const onsets: number[][] = [];
   for (let start = 0; start < padded.length && frames.length < wanted; start += WINDOW_HOP) {
     signal.throwIfAborted();
+    onProgress?.(start / padded.length);
     const window = new Float32Array(WINDOW_SAMPLES);
     window.set(padded.subarray(start, start + WINDOW_SAMPLES));
     // tidy() returns the two output tensors, not their data: it searches what it returns for tensors to keep,
@@ -73,8 +75,9 @@ export async function transcribe(
   audio: Float32Array,
   options: TranscribeOptions,
   signal: AbortSignal,
+  onProgress?: (fraction: number) => void,
 ): Promise<Note[]> {
-  const { frames, onsets } = await activations(audio, signal);
+  const { frames, onsets } = await activations(audio, signal, onProgress);
   // basic-pitch's decoder needs a few frames to infer onsets from; fewer hold no note anyway.
   if (frames.length < 3) return [];
   const events = decodeNotes(frames, onsets, {

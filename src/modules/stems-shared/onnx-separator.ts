@@ -55,6 +55,7 @@ export async function separateWithModel(
   channels: readonly Float32Array[],
   settings: ModelSettings,
   signal?: AbortSignal,
+  onProgress?: (fraction: number) => void,
 ): Promise<Float32Array[]> {
   const ort = await import("onnxruntime-node");
   let session: Awaited<ReturnType<typeof ort.InferenceSession.create>>;
@@ -104,9 +105,11 @@ export async function separateWithModel(
     const outputName = session.outputNames[0] as string;
     const complex = layout.planes === 4;
 
+    let done = 0;
     for (const group of groups) {
       for (let chunk = 0; chunk < starts.length; chunk += layout.batch) {
         signal?.throwIfAborted();
+        onProgress?.(done++ / (groups.length * Math.ceil(starts.length / layout.batch)));
         const batch = starts.slice(chunk, chunk + layout.batch);
         data.fill(0);
         batch.forEach((start, b) => {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { progressSpan } from "../../engine/progress.ts";
 import type { Module, ModuleContext } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
@@ -109,6 +110,7 @@ async function modelSettings(file: string, p: StemParams, pair: StemPair): Promi
 export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Record<string, unknown>> {
   const p = ctx.params as unknown as StemParams;
   const pcm = await decodeAudio(String(ctx.inputs.audio), {}, ctx.signal);
+  ctx.reportProgress?.(0.1);
   const modelFile = path.join(ctx.modelsDir, p.model);
   const modelPresent = p.method !== "classical" && fs.existsSync(modelFile);
   if (p.method === "model" && !modelPresent) {
@@ -124,7 +126,8 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
     const settings = await modelSettings(modelFile, p, pair);
     let stem: Float32Array[];
     try {
-      stem = await separateWithModel(modelFile, pcm.channels, settings, ctx.signal);
+      const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
+      stem = await separateWithModel(modelFile, pcm.channels, settings, ctx.signal, separating);
     } catch (error) {
       if (error instanceof RangeError) throw modelFailure(modelFile, error.message, error);
       throw error;
@@ -136,6 +139,7 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
     method = pair.classicalMethod;
   }
   const rest = complement(pcm.channels, target);
+  ctx.reportProgress?.(0.9);
 
   const extension = AUDIO_FORMATS[p.format].extension;
   const targetFile = path.join(ctx.outputDir, `${pair.target}.${extension}`);

@@ -65,10 +65,12 @@ export const transcribeModule: Module = {
       { sampleRate: SPEECH_SAMPLE_RATE, channels: 1 },
       ctx.signal,
     );
+    ctx.reportProgress?.(0.1);
     const samples = pcm.channels[0] as Float32Array;
     const duration = samples.length / SPEECH_SAMPLE_RATE;
     const spans =
       ctx.params.vad === false ? [{ start: 0, end: duration }] : await detectSpeech(samples, DEFAULT_VAD, ctx.signal);
+    ctx.reportProgress?.(0.25);
     const workDir = await fsp.mkdtemp(path.join(ctx.outputDir, "work-"));
     try {
       const language = typeof ctx.params.language === "string" ? ctx.params.language : "en";

@@ -16,6 +16,19 @@ export interface Database {
     created_at: string;
     updated_at: string;
   };
+  /** source, definition and definition_hash are null once the workflow is removed (changed_at: when). */
+  custom_workflows: {
+    slug: string;
+    format: string;
+    source: string | null;
+    definition: string | null;
+    definition_hash: string | null;
+    changed_at: string;
+  };
+  custom_workflows_revision: {
+    id: number;
+    revision: number;
+  };
   jobs: {
     id: string;
     app_id: string;
@@ -124,6 +137,7 @@ export interface Database {
     app_id: string;
     tokens: number;
     updated_at: number;
+    last_grant: number;
   };
   sign_in_failures: {
     subject: string;

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import {
   type Application,
   type ApplicationActivity,
+  type CustomWorkflowDefinition,
   type FailureCount,
   JOB_STATUSES,
   type Job,
@@ -15,6 +16,7 @@ import {
   type WorkflowRecord,
 } from "../../domain.ts";
 import type { MetadataStore } from "../metadata-store.ts";
+import * as customWorkflows from "./custom-workflows.ts";
 import { searchJobRows } from "./job-search.ts";
 import { JOB_STATE_COLUMNS, type JobStateRow, toJobState } from "./job-state-row.ts";
 import type { Database } from "./schema.ts";
@@ -83,18 +85,24 @@ export class SqlMetadataStore implements MetadataStore {
 
   private readonly directJobState: ((appId: string, id: string) => JobState | undefined) | undefined;
 
+  private readonly workflowChanges: () => string;
+  private localWorkflowChanges = 0;
+
   /**
    * `externalChanges` changes when other processes may have written (dialect-specific); `jobState` is an
-   * optional synchronous lookup of the hottest query (SQLite's prepared statement).
+   * optional synchronous lookup of the hottest query (SQLite's prepared statement); `workflowChanges` changes when
+   * other processes may have changed custom workflows (by default: externalChanges).
    */
   constructor(
     db: Kysely<Database>,
     externalChanges: () => string,
     jobState?: (appId: string, id: string) => JobState | undefined,
+    workflowChanges: () => string = externalChanges,
   ) {
     this.db = db;
     this.externalChanges = externalChanges;
     this.directJobState = jobState;
+    this.workflowChanges = workflowChanges;
   }
 
   applicationsVersion(): string {
@@ -256,6 +264,16 @@ export class SqlMetadataStore implements MetadataStore {
     return failuresByCode(this.db, since);
   }
 
+  async countQueuedJobs(appId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom("jobs")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("app_id", "=", appId)
+      .where("status", "=", "QUEUED")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async countJobsByStatus(): Promise<Record<JobStatus, number>> {
     const rows = await this.db
       .selectFrom("jobs")
@@ -267,38 +285,39 @@ export class SqlMetadataStore implements MetadataStore {
     return counts;
   }
 
-  async syncWorkflows(workflows: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      for (const wf of workflows) {
-        await tx
-          .insertInto("workflows")
-          .values({
-            slug: wf.slug,
-            id: wf.id,
-            name: wf.name,
-            description: wf.description,
-            definition_hash: wf.definitionHash,
-            created_at: now,
-            updated_at: now,
-          })
-          .onConflict((oc) =>
-            oc
-              .column("slug")
-              .doUpdateSet({
-                name: wf.name,
-                description: wf.description,
-                definition_hash: wf.definitionHash,
-                updated_at: now,
-              })
-              .where("workflows.definition_hash", "!=", wf.definitionHash),
-          )
-          .execute();
-      }
-      const slugs = workflows.map((wf) => wf.slug);
-      let removal = tx.deleteFrom("workflows");
-      if (slugs.length > 0) removal = removal.where("slug", "not in", slugs);
-      await removal.execute();
-    });
+  syncBuiltInWorkflows(builtIns: Omit<WorkflowRecord, "createdAt" | "updatedAt">[], now: string): Promise<void> {
+    return customWorkflows.syncBuiltInWorkflows(this.db, builtIns, now);
+  }
+
+  async putCustomWorkflow(
+    definition: CustomWorkflowDefinition,
+    record: Omit<WorkflowRecord, "createdAt" | "updatedAt">,
+  ): Promise<boolean> {
+    const saved = await customWorkflows.putCustomWorkflow(this.db, definition, record);
+    if (saved) this.localWorkflowChanges++;
+    return saved;
+  }
+
+  async deleteCustomWorkflow(slug: string, at: string): Promise<boolean> {
+    const deleted = await customWorkflows.deleteCustomWorkflow(this.db, slug, at);
+    if (deleted) this.localWorkflowChanges++;
+    return deleted;
+  }
+
+  listCustomWorkflows(): Promise<{ revision: string; definitions: CustomWorkflowDefinition[] }> {
+    return customWorkflows.listCustomWorkflows(this.db);
+  }
+
+  customWorkflowChangedAt(slug: string): Promise<string | undefined> {
+    return customWorkflows.customWorkflowChangedAt(this.db, slug);
+  }
+
+  customWorkflowsRevision(): Promise<string> {
+    return customWorkflows.customWorkflowsRevision(this.db);
+  }
+
+  customWorkflowsVersion(): string {
+    return `${this.localWorkflowChanges}:${this.workflowChanges()}`;
   }
 
   async listWorkflows(page: number, size: number): Promise<Page<WorkflowRecord>> {

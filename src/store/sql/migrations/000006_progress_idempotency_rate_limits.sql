@@ -18,9 +18,11 @@ CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
 CREATE INDEX idempotency_keys_by_job ON idempotency_keys (job_id);
 
 -- MIXDOWN_RATE_LIMIT in distributed mode: each application's token bucket, shared by every node (nodes take
--- tokens in small batches, so a request costs no round trip).
+-- tokens in small batches, so a request costs no round trip). last_grant: what the latest take got (a statement's
+-- RETURNING sees only the new row).
 CREATE TABLE rate_limit_buckets (
   app_id TEXT PRIMARY KEY,
   tokens DOUBLE PRECISION NOT NULL,
-  updated_at BIGINT NOT NULL
+  updated_at BIGINT NOT NULL,
+  last_grant INTEGER NOT NULL
 );
