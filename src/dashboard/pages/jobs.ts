@@ -5,8 +5,12 @@ import type { DashboardContext } from "../context.ts";
 import { fragment, view } from "../render.ts";
 
 export const JOBS_PER_PAGE = 50;
-/** Matches are counted up to this many (counting is what grows with the store); past it: "more than 10,000". */
+/**
+ * Matches are counted up to this many (counting is what grows with the store), past it: "more than 10,000". A name
+ * search counts fewer: each match is found in the trigram index, then checked.
+ */
 const COUNT_LIMIT = 10_000;
+const SEARCH_COUNT_LIMIT = 1_000;
 
 type JobsQuery = {
   q?: string;
@@ -43,6 +47,7 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
     const status = JOB_STATUSES.find((s) => s === query.status) as JobStatus | undefined;
     // A cursor that is not a job id would compare as text: ignore it (the page is then found by its number).
     const cursor = (id: string | undefined) => (id !== undefined && isUuid(id) ? id.toLowerCase() : undefined);
+    const countLimit = query.q ? SEARCH_COUNT_LIMIT : COUNT_LIMIT;
     const result = await runtime.jobs.search({
       appIds: query.app ? [query.app] : [],
       statuses: status ? [status] : [],
@@ -53,9 +58,9 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
       size: JOBS_PER_PAGE,
       before: cursor(query.before),
       after: cursor(query.before) ? undefined : cursor(query.after),
-      countLimit: COUNT_LIMIT,
+      countLimit,
     });
-    const counted = result.total <= COUNT_LIMIT;
+    const counted = result.total <= countLimit;
     const pages = counted ? Math.max(1, Math.ceil(result.total / JOBS_PER_PAGE)) : undefined;
     const { page: _page, before: _before, after: _after, ...filters } = query;
     const newest = result.items[0]?.id;
@@ -63,7 +68,7 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
     const results = {
       jobs: result.items,
       total: result.total,
-      totalText: counted ? result.total.toLocaleString("en") : `more than ${COUNT_LIMIT.toLocaleString("en")}`,
+      totalText: counted ? result.total.toLocaleString("en") : `more than ${countLimit.toLocaleString("en")}`,
       filtered: Object.keys(filters).length > 0,
       page,
       pages,

@@ -73,6 +73,10 @@ const SHOWN: { [K in keyof Config]: (value: Config[K]) => ConfigRow[] } = {
   webhookRetrySchedule: (v) => [
     { name: "MIXDOWN_WEBHOOK_RETRY_SCHEDULE", value: v.length > 0 ? `${v.join(", ")} s` : "none" },
   ],
+  rateLimit: (v) => [
+    { name: "MIXDOWN_RATE_LIMIT", value: v ? `${v.perSecond} requests/s per application, burst ${v.burst}` : "off" },
+  ],
+  maxQueuedJobs: (v) => [{ name: "MIXDOWN_MAX_QUEUED_JOBS", value: v === 0 ? "0 (no limit)" : text(v) }],
   jobRetentionDays: (v) => [
     { name: "MIXDOWN_JOB_RETENTION_DAYS", value: v === 0 ? "0 (finished jobs are kept forever)" : `${v} days` },
   ],

@@ -1,4 +1,11 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from "kysely";
+import {
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  SqliteAdapter,
+  sql,
+} from "kysely";
 import type { JobSearch } from "../../domain.ts";
 import { isUuid } from "../../ids.ts";
 import type { Dialect } from "./migrations.ts";
@@ -15,13 +22,20 @@ export const dialectOf = (db: Kysely<Database>): Dialect =>
 /** `%text%` for LIKE, with LIKE's own characters escaped (ESCAPE '\'). */
 const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** The FTS5 trigram index of job names and its keys (000004, SQLite only). */
+type SearchDatabase = Database & {
+  job_names: { rowid: number; name: string; job_names: string };
+  job_name_keys: { key: number; job_id: string };
+};
+
+/** An FTS5 phrase: the trigram tokenizer matches it as a case-insensitive substring. */
+const ftsPhrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
+
 /** Jobs whose name contains `text`, case-insensitively, through the dialect's trigram index where it can. */
 function nameContains(text: string, dialect: Dialect) {
   if (dialect === "sqlite" && [...text].length >= TRIGRAM) {
-    // An FTS5 phrase: the trigram tokenizer matches it as a case-insensitive substring.
-    const phrase = `"${text.replaceAll('"', '""')}"`;
     return sql<boolean>`jobs.id IN (SELECT job_id FROM job_name_keys WHERE key IN (
-      SELECT rowid FROM job_names WHERE job_names MATCH ${phrase}))`;
+      SELECT rowid FROM job_names WHERE job_names MATCH ${ftsPhrase(text)}))`;
   }
   // SQLite's LIKE ignores the case of ASCII letters (its lower() folds no others, so no lower() on either side).
   if (dialect === "sqlite") return sql<boolean>`jobs.name LIKE ${containsPattern(text)} ESCAPE '\\'`;
@@ -29,21 +43,40 @@ function nameContains(text: string, dialect: Dialect) {
   return sql<boolean>`lower(jobs.name) LIKE ${containsPattern(text.toLowerCase())} ESCAPE '\\'`;
 }
 
-/** The search's conditions on the jobs table (no join: the count needs none). */
+/**
+ * SQLite, a name search: the FTS5 index drives the query (CROSS JOIN fixes that order), newest match first by its
+ * key, so the first 50 (and a capped count) are read without collecting every match: a common word matches
+ * thousands. Keys are given in insertion order, which is the jobs' creation order.
+ */
+const ftsDriven = (search: JobSearch, dialect: Dialect) =>
+  dialect === "sqlite" && search.text !== undefined && [...search.text].length >= TRIGRAM && !isUuid(search.text);
+
+/** The search's jobs, their filters applied (no join to applications: the count needs none). */
 function matching(db: Kysely<Database>, search: JobSearch, dialect: Dialect) {
-  let query = db.selectFrom("jobs");
+  let query: SelectQueryBuilder<Database, "jobs", object>;
+  const text = search.text;
+  if (ftsDriven(search, dialect)) {
+    query = (db as unknown as Kysely<SearchDatabase>)
+      .selectFrom("job_names")
+      .crossJoin("job_name_keys as k")
+      .crossJoin("jobs")
+      .where(sql<boolean>`job_names MATCH ${ftsPhrase(text as string)}`)
+      .whereRef("k.key", "=", "job_names.rowid")
+      .whereRef("jobs.id", "=", "k.job_id") as unknown as SelectQueryBuilder<Database, "jobs", object>;
+  } else {
+    query = db.selectFrom("jobs");
+    if (text !== undefined) {
+      query = query.where((eb: ExpressionBuilder<Database, "jobs">) => {
+        const byName = nameContains(text, dialect);
+        // Ids are lower-case UUIDs; a search that is one also finds the job it names.
+        return isUuid(text) ? eb.or([eb("jobs.id", "=", text.toLowerCase()), byName]) : byName;
+      });
+    }
+  }
   if (search.appIds.length > 0) query = query.where("jobs.app_id", "in", search.appIds);
   if (search.statuses.length > 0) query = query.where("jobs.status", "in", search.statuses);
   if (search.workflows.length > 0) query = query.where("jobs.workflow", "in", search.workflows);
   if (search.batchName !== undefined) query = query.where("jobs.batch_name", "=", search.batchName);
-  const text = search.text;
-  if (text !== undefined) {
-    query = query.where((eb: ExpressionBuilder<Database, "jobs">) => {
-      const byName = nameContains(text, dialect);
-      // Ids are lower-case UUIDs; a search that is one also finds the job it names.
-      return isUuid(text) ? eb.or([eb("jobs.id", "=", text.toLowerCase()), byName]) : byName;
-    });
-  }
   return query;
 }
 
@@ -63,7 +96,14 @@ export async function searchJobRows(
     .selectAll("jobs")
     .select("applications.name as app_name")
     .limit(search.size);
-  if (search.before !== undefined) page = page.where("jobs.id", "<", search.before).orderBy("jobs.id", "desc");
+  if (ftsDriven(search, dialect)) {
+    // The cursor's own key: the page continues from there in the index's order.
+    const keyOf = (id: string) => sql<number>`(SELECT key FROM job_name_keys WHERE job_id = ${id})`;
+    const key = sql.ref("job_names.rowid");
+    if (search.before !== undefined) page = page.where(key, "<", keyOf(search.before)).orderBy(key, "desc");
+    else if (search.after !== undefined) page = page.where(key, ">", keyOf(search.after)).orderBy(key, "asc");
+    else page = page.orderBy(key, "desc").offset(search.page * search.size);
+  } else if (search.before !== undefined) page = page.where("jobs.id", "<", search.before).orderBy("jobs.id", "desc");
   else if (search.after !== undefined) page = page.where("jobs.id", ">", search.after).orderBy("jobs.id", "asc");
   else page = page.orderBy("jobs.id", "desc").offset(search.page * search.size);
   const counted =
