@@ -17,6 +17,7 @@ import { runPage } from "./pages/run.ts";
 import { setupPage } from "./pages/setup.ts";
 import { signInPage } from "./pages/sign-in.ts";
 import { systemPage } from "./pages/system.ts";
+import { webhooksPage } from "./pages/webhooks.ts";
 import { workflowPage } from "./pages/workflow.ts";
 import { workflowEditorPage } from "./pages/workflow-editor.ts";
 import { workflowsPage } from "./pages/workflows.ts";
@@ -109,6 +110,7 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
       workflowsPage(scope, context);
       workflowPage(scope, context);
       workflowEditorPage(scope, context);
+      webhooksPage(scope, context);
     },
     { prefix: PREFIX },
   );
