@@ -195,6 +195,21 @@ for (const { backend, skip } of BACKENDS)
       await shoot("dashboard-result-stems");
     });
 
+    test("without script the results still play and download: native players, links, no dead controls", async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      await context.addCookies(await page.context().cookies());
+      const bare = await context.newPage();
+      await bare.goto(`${server.url}/dashboard/jobs/${jobs.stems?.id}`);
+      assert.equal(await bare.locator(".channel audio[controls]").count(), 2);
+      assert.equal(await bare.getByRole("link", { name: /^Download (drums|other)$/ }).count(), 2);
+      assert.equal(await bare.locator(".stem-controls").first().isHidden(), true);
+      assert.match(await bare.locator("[data-status]").innerText(), /needs JavaScript/);
+      await bare.goto(`${server.url}/dashboard/jobs/${jobs.transcribe?.id}`);
+      assert.ok((await bare.locator(".transcript .word").count()) >= 3);
+      assert.match(await bare.locator(".transcript").innerText(), /0:00\.\d/);
+      await context.close();
+    });
+
     test("beats and chords: one marker a beat, downbeats marked, chord and section labels, bpm and key", async () => {
       const job = await open("beats");
       const beats = (await fetchJson(job.result.beatMap)) as { time: number; beatNum: number }[];

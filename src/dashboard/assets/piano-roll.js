@@ -4,7 +4,6 @@ import { clock, follow, playFrom } from "./time.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const NAMES = ["C", "C♯", "D", "D♯", "E", "F", "F♯", "G", "G♯", "A", "A♯", "B"];
-const GUTTER = 40;
 const noteName = (pitch) => `${NAMES[pitch % 12]}${Math.floor(pitch / 12) - 1}`;
 const isBlackKey = (pitch) => [1, 3, 6, 8, 10].includes(pitch % 12);
 
@@ -22,7 +21,8 @@ function draw(roll, notes, duration) {
   const row = Math.max(4, Math.min(14, Math.floor(360 / rows)));
   const width = Math.max(300, roll.clientWidth);
   const height = rows * row;
-  const x = (seconds) => GUTTER + ((width - GUTTER) * seconds) / duration;
+  // Time runs across the full width, as in the waveform above; octave names sit over the rows' left end.
+  const x = (seconds) => (width * seconds) / duration;
   const y = (pitch) => (high - pitch) * row;
 
   const picture = document.createElementNS(SVG, "svg");
@@ -34,17 +34,12 @@ function draw(roll, notes, duration) {
     "aria-label",
     `Piano roll: ${notes.length} notes from ${noteName(low + 2)} to ${noteName(high - 2)}`,
   );
-  for (let pitch = low; pitch <= high; pitch++) {
-    svg(
-      "rect",
-      { class: isBlackKey(pitch) ? "row black" : "row", x: GUTTER, y: y(pitch), width: width - GUTTER, height: row },
-      picture,
-    );
-    if (pitch % 12 === 0) {
-      svg("line", { class: "octave", x1: GUTTER, x2: width, y1: y(pitch) + row, y2: y(pitch) + row }, picture);
-      const label = svg("text", { class: "key-name", x: GUTTER - 4, y: y(pitch) + row - 1 }, picture);
-      label.textContent = noteName(pitch);
-    }
+  for (let pitch = low; pitch <= high; pitch++)
+    svg("rect", { class: isBlackKey(pitch) ? "row black" : "row", x: 0, y: y(pitch), width, height: row }, picture);
+  // Over the rows (a label is taller than its row): each C, on its octave line.
+  for (let pitch = Math.ceil(low / 12) * 12; pitch <= high; pitch += 12) {
+    svg("line", { class: "octave", x1: 0, x2: width, y1: y(pitch) + row, y2: y(pitch) + row }, picture);
+    svg("text", { class: "key-name", x: 4, y: y(pitch) + row - 2 }, picture).textContent = noteName(pitch);
   }
   for (const note of notes) {
     const rect = svg(
@@ -62,7 +57,7 @@ function draw(roll, notes, duration) {
     svg("title", {}, rect).textContent =
       `${noteName(note.pitch)} at ${clock(note.start)}, ${(note.end - note.start).toFixed(2)} s`;
   }
-  const playhead = svg("line", { class: "playhead", x1: GUTTER, x2: GUTTER, y1: 0, y2: height }, picture);
+  const playhead = svg("line", { class: "playhead", x1: 0, x2: 0, y1: 0, y2: height }, picture);
   roll.replaceChildren(picture);
   return {
     picture,
@@ -72,7 +67,7 @@ function draw(roll, notes, duration) {
     },
     timeAt: (clientX) => {
       const box = picture.getBoundingClientRect();
-      return Math.max(0, ((clientX - box.left - GUTTER) / (box.width - GUTTER)) * duration);
+      return Math.max(0, ((clientX - box.left) / box.width) * duration);
     },
   };
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import tonejs from "@tonejs/midi";
 import type { Job } from "../../domain.ts";
 import type { Runtime } from "../../runtime.ts";
+import { formatJson } from "./format-json.ts";
 import {
   type Beat,
   type ChordSpan,
@@ -150,7 +151,7 @@ function place(views: ResultViews, file: ResultFile, shaped: Shaped): boolean {
 }
 
 const printed = (value: unknown) => {
-  const text = JSON.stringify(value, null, 2) ?? "null";
+  const text = formatJson(value);
   return text.length <= MAX_PRINTED_CHARS ? text : undefined;
 };
 
