@@ -6,6 +6,7 @@ import { uuidv7 } from "../../src/ids.ts";
 import { openStores } from "../../src/runtime.ts";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
+import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 import { startReceiver, verify } from "./receiver.ts";
 
@@ -94,6 +95,26 @@ for (const { backend, skip } of BACKENDS)
       const body = verify(endpoint.secret, failed as never);
       assert.equal(body.data.status, "FAILED");
       assert.equal(body.data.error.code, "BAD_INPUT");
+    });
+
+    test("a cancelled job sends job.cancelled", async () => {
+      const { app, endpoint } = await appWithEndpoint("/cancelled");
+      const stalling = await startStallingFixture(sineWav(1));
+      try {
+        const inputUrl = `${stalling.url}/slow.wav`;
+        const id = await server.createJob(app.apiKey, "mixdown/convert", { inputUrl, format: "wav" });
+        await receiver.waitFor("/cancelled", id, "job.started");
+        const cancelled = await server.api("POST", `/v1/job/${id}/cancel`, { key: app.apiKey });
+        assert.equal(cancelled.status, 200);
+        const [event] = await receiver.waitFor("/cancelled", id, "job.cancelled");
+        const body = verify(endpoint.secret, event as never);
+        assert.equal(body.data.status, "FAILED");
+        assert.equal(body.data.error.code, "CANCELLED");
+        assert.equal(receiver.of("/cancelled", id, "job.failed").length, 0);
+      } finally {
+        stalling.resume();
+        await stalling.close();
+      }
     });
 
     test("a job's own webhookUrl gets its events, signed with the application's job-webhook secret", async () => {
