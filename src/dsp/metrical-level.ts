@@ -12,6 +12,8 @@
  * ("An audio-based real-time beat tracking system for music with or without drum-sounds", JNMR 30(2): snare
  * and bass drum on beats, the hi-hat between) and the tatum–tactus–measure hierarchy of Klapuri, Eronen &
  * Astola 2006 ("Analysis of the meter of acoustic musical signals", IEEE TASLP 14(1)), in a simple form.
+ * Last, a level whose drum pattern repeats after eight beats but not after four is doubled: bars hold at
+ * most four beats.
  */
 import { trackBeats } from "./beats.ts";
 import type { OnsetEnvelope } from "./onsets.ts";
@@ -104,7 +106,46 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
     phase += best.strongest * step;
     step *= best.size;
   }
+  if (bpmOf(step * 2) >= MIN_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) step *= 2;
   return { bpm: bpmOf(step), grid, step, phase };
+}
+
+/** Pearson correlation of a sequence with itself `lag` items later. */
+function autocorrelation(values: number[], lag: number): number {
+  const n = values.length - lag;
+  if (n < 8) return 0;
+  let meanX = 0;
+  let meanY = 0;
+  for (let i = 0; i < n; i++) {
+    meanX += (values[i] as number) / n;
+    meanY += (values[i + lag] as number) / n;
+  }
+  let num = 0;
+  let dx = 0;
+  let dy = 0;
+  for (let i = 0; i < n; i++) {
+    const x = (values[i] as number) - meanX;
+    const y = (values[i + lag] as number) - meanY;
+    num += x * y;
+    dx += x * x;
+    dy += y * y;
+  }
+  return dx > 0 && dy > 0 ? num / Math.sqrt(dx * dy) : 0;
+}
+
+/** How much better the kick and snare patterns repeat after eight beats than after four, for eights to win. */
+const EIGHT_BEAT_MARGIN = 0.12;
+
+/**
+ * Whether the kick and snare patterns repeat after eight beats clearly better than after four: a bar holds
+ * at most four beats, so such "beats" are half-beats. This catches 16th-note grooves whose kick plays the
+ * offbeats (funk), whose eighths otherwise group no better by two than the beats do.
+ */
+function drumPatternSpansEightBeats(onsets: OnsetEnvelope, grid: number[], step: number): boolean {
+  const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
+  const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
+  const repeat = (beats: number) => (autocorrelation(kick, beats * step) + autocorrelation(snare, beats * step)) / 2;
+  return repeat(8) > repeat(4) + EIGHT_BEAT_MARGIN;
 }
 
 /**
