@@ -119,6 +119,20 @@ export interface WorkflowRecord {
   updatedAt: string;
 }
 
+/** A custom workflow's definition as the metadata store keeps it for every node. */
+export interface CustomWorkflowDefinition {
+  slug: string;
+  format: "json" | "yaml";
+  /** The text as the operator wrote it. */
+  source: string;
+  /** Its parse. */
+  definition: unknown;
+  /** Of the parse: moves when the definition does, not when a comment does. */
+  hash: string;
+  /** When it was last saved (ISO). */
+  changedAt: string;
+}
+
 export type UploadState = "PENDING" | "RECEIVING" | "COMPLETE";
 export interface Upload {
   id: string;

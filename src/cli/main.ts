@@ -65,10 +65,14 @@ Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
 
   workflow validate FILE [--json]   check a definition (.json, .yaml, .yml); exit 1 and list every
                                     error (unknown module, dangling reference, cycle, type mismatch, …)
-  workflow add FILE [--json]        validate, then install into MIXDOWN_WORKFLOWS_DIR (replacing a
-                                    workflow with the same slug); the server picks it up within a second
+  workflow add FILE [--json]        validate, then save it in the metadata store (replacing a workflow
+                                    with the same slug): every node of the deployment uses it at once
   workflow list [--json]            built-in and custom workflows, with their state
-  workflow remove SLUG [--json]     remove a custom workflow
+  workflow remove SLUG [--json]     remove a custom workflow (from every node)
+
+Files in a node's MIXDOWN_WORKFLOWS_DIR are saved the same way when that node starts or sees one
+appear or change, unless the workflow was saved or removed after the file was last modified.
+Deleting a file there removes nothing: use workflow remove.
 
 A definition: {slug, name, description, inputSchema, steps: [{id, module, params, inputs}], outputs}.
 Inputs and params reference job params as "$params.NAME" and step outputs as "$steps.STEP.OUTPUT".

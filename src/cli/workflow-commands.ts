@@ -5,7 +5,7 @@ import type { DefinitionError } from "../engine/types.ts";
 import { MODULES } from "../modules/index.ts";
 import { openStores } from "../runtime.ts";
 import { WorkflowService } from "../services/workflows.ts";
-import { checkDefinitionText, installDefinition } from "../workflows/custom-definitions.ts";
+import { checkDefinitionText } from "../workflows/custom-definitions.ts";
 import { DEFINITION_EXTENSIONS, formatOf } from "../workflows/load-definition.ts";
 import { WorkflowRegistry } from "../workflows/registry.ts";
 import { UsageError } from "./app-commands.ts";
@@ -53,36 +53,45 @@ export async function workflowCommand(
         return 1;
       }
       const text = fs.readFileSync(target, "utf8");
-      const destination = installDefinition(config.workflowsDir, slug, text, path.extname(target));
-      await recordWorkflows(config);
-      print(json ? JSON.stringify({ slug, file: destination }) : `Added workflow "${slug}" (${destination}).`);
+      const { changed } = await withWorkflows(config, (workflows) => workflows.install(text, formatOf(target)));
+      if (json) print(JSON.stringify({ slug, changed: changed ?? false }));
+      else print(changed ? `Added workflow "${slug}".` : `Added workflow "${slug}" (the same definition was saved).`);
       return 0;
     }
     case "remove": {
       if (!target) throw new UsageError("workflow remove needs a SLUG");
-      const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
-      const wf = registry.get(target);
-      if (!wf) throw new UsageError(`no workflow "${target}"`);
-      if (wf.builtIn) throw new UsageError(`"${target}" is built in and cannot be removed`);
-      fs.rmSync(wf.source);
-      await recordWorkflows(config);
+      await withWorkflows(config, async (workflows) => {
+        await workflows.registry.refresh(true);
+        const wf = workflows.registry.get(target);
+        if (!wf) throw new UsageError(`no workflow "${target}"`);
+        if (wf.builtIn) throw new UsageError(`"${target}" is built in and cannot be removed`);
+        await workflows.remove(target);
+      });
       print(json ? JSON.stringify({ slug: target, removed: true }) : `Removed workflow "${target}".`);
       return 0;
     }
     case "list": {
-      const registry = new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir);
-      const all = registry.all();
+      const all = await withWorkflows(config, async (workflows) => {
+        await workflows.registry.refresh(true);
+        return workflows.registry.all();
+      });
       if (json) {
         print(
           JSON.stringify(
-            all.map((wf) => ({ slug: wf.slug, builtIn: wf.builtIn, source: wf.source, errors: wf.errors })),
+            all.map((wf) => ({
+              slug: wf.slug,
+              builtIn: wf.builtIn,
+              source: wf.source,
+              ...(wf.saved ? { savedAt: wf.saved.changedAt } : {}),
+              errors: wf.errors,
+            })),
           ),
         );
       } else {
         for (const wf of all) {
           const state = wf.errors.length ? `${wf.errors.length} error(s)` : "ok";
           print(
-            `${wf.slug.padEnd(36)} ${wf.builtIn ? "built-in" : "custom  "}  ${state}${wf.builtIn ? "" : `  ${wf.source}`}`,
+            `${wf.slug.padEnd(36)} ${wf.builtIn ? "built-in" : "custom  "}  ${state}${wf.saved ? `  saved ${wf.saved.changedAt}` : ""}`,
           );
         }
       }
@@ -93,14 +102,16 @@ export async function workflowCommand(
   }
 }
 
-/** Updates the database's record (createdAt/updatedAt) right away rather than at the server's next look. */
-async function recordWorkflows(config: Config): Promise<void> {
+/**
+ * Runs `use` with the workflows of the configured metadata store (custom definitions are kept there for every
+ * node; this command's MIXDOWN_WORKFLOWS_DIR is read by the servers, not here).
+ */
+async function withWorkflows<T>(config: Config, use: (workflows: WorkflowService) => Promise<T>): Promise<T> {
   const { store, close } = await openStores(config);
   try {
-    await new WorkflowService(
-      new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, config.workflowsDir),
-      store,
-    ).sync(true);
+    return await use(
+      new WorkflowService(new WorkflowRegistry(MODULES, { modelsDir: config.modelsDir }, { store }), store),
+    );
   } finally {
     await close();
   }

@@ -54,8 +54,11 @@ export class JobRunner {
     signal: AbortSignal,
     onProgress?: (progress: number, step: string) => void,
   ): Promise<JobRun> {
-    this.workflows.rescan();
-    const workflow = this.workflows.get(job.workflow);
+    await this.workflows.refresh();
+    // Unknown here: perhaps saved on another node a moment ago, not yet heard of.
+    const workflow =
+      this.workflows.get(job.workflow) ??
+      ((await this.workflows.refresh(true)) ? this.workflows.get(job.workflow) : undefined);
     if (!workflow) throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} no longer exists.`);
     if (workflow.errors.length > 0) {
       throw new JobFailure("BAD_INPUT", `The workflow ${job.workflow} now contains errors and cannot run.`);

@@ -1,7 +1,7 @@
-import fs from "node:fs";
-import path from "node:path";
+import { createHash } from "node:crypto";
+import type { CustomWorkflowDefinition, WorkflowRecord } from "../domain.ts";
 import type { DefinitionError, Module } from "../engine/types.ts";
-import { DEFINITION_EXTENSIONS, type DefinitionFormat, parseDefinition } from "./load-definition.ts";
+import { type DefinitionFormat, definitionHash, parseDefinition } from "./load-definition.ts";
 import { checkDefinition } from "./registry.ts";
 
 /** What `workflow validate` reports for a custom definition's text: its slug if it has one, and every error. */
@@ -16,23 +16,43 @@ export function checkDefinitionText(
   return { slug: typeof slug === "string" ? slug : undefined, errors: checkDefinition(raw, modules, false) };
 }
 
-/** File name of a custom workflow in the workflows dir ("acme/mix" → "acme~mix.json"; "~" is not allowed in slugs). */
-const fileNameFor = (slug: string, extension: string) => `${slug.replaceAll("/", "~")}${extension}`;
+/** A stable UUID-shaped id for a workflow slug. */
+export function workflowId(slug: string): string {
+  const hex = createHash("sha256").update(`mixdown-workflow:${slug}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A workflow's record (what GET /workflow lists) as its definition says. */
+export function workflowRecord(
+  slug: string,
+  raw: unknown,
+  hash: string,
+): Omit<WorkflowRecord, "createdAt" | "updatedAt"> {
+  const { name, description } = (raw ?? {}) as { name?: unknown; description?: unknown };
+  return {
+    id: workflowId(slug),
+    slug,
+    name: typeof name === "string" ? name : slug,
+    description: typeof description === "string" ? description : "",
+    definitionHash: hash,
+  };
+}
 
 /**
- * Installs a (valid) definition's text as the workflow `slug` in `dir`, replacing its previous file in any
- * format; written to a temporary file and renamed, so a server rescanning the directory never reads half a file.
- * Returns the file written.
+ * A definition's text as the metadata store keeps it, with its record; undefined when it has no slug (it does not
+ * parse, or is not a definition at all). Definitions with errors are kept too: they are listed with their errors.
  */
-export function installDefinition(dir: string, slug: string, text: string, extension: string): string {
-  if (!DEFINITION_EXTENSIONS.includes(extension)) throw new Error(`unknown definition extension "${extension}"`);
-  fs.mkdirSync(dir, { recursive: true });
-  const destination = path.join(dir, fileNameFor(slug, extension));
-  const temporary = `${destination}.tmp-${process.pid}`;
-  fs.writeFileSync(temporary, text);
-  for (const ext of DEFINITION_EXTENSIONS) {
-    if (ext !== extension) fs.rmSync(path.join(dir, fileNameFor(slug, ext)), { force: true });
-  }
-  fs.renameSync(temporary, destination);
-  return destination;
+export function toStored(
+  text: string,
+  format: DefinitionFormat,
+  changedAt: string,
+): { definition: CustomWorkflowDefinition; record: Omit<WorkflowRecord, "createdAt" | "updatedAt"> } | undefined {
+  const { raw, errors } = parseDefinition(text, format);
+  const slug = (raw as { slug?: unknown })?.slug;
+  if (errors.length > 0 || typeof slug !== "string") return undefined;
+  const hash = definitionHash(raw);
+  return {
+    definition: { slug, format, source: text, definition: raw, hash, changedAt },
+    record: workflowRecord(slug, raw, hash),
+  };
 }

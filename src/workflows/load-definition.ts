@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -9,6 +10,9 @@ export type DefinitionFormat = "json" | "yaml";
 
 /** The format of a definition file by its extension (.json, or .yaml/.yml). */
 export const formatOf = (file: string): DefinitionFormat => (path.extname(file) === ".json" ? "json" : "yaml");
+
+/** Changes whenever a parsed definition does (drives updatedAt); layout and comments do not count. */
+export const definitionHash = (raw: unknown) => createHash("sha256").update(JSON.stringify(raw)).digest("hex");
 
 /** Parses a definition's text; the parse error, if any, as a definition error. */
 export function parseDefinition(text: string, format: DefinitionFormat): { raw: unknown; errors: DefinitionError[] } {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { literal, parseReference } from "../engine/references.ts";
@@ -10,22 +9,31 @@ import type {
   WorkflowDefinition,
 } from "../engine/types.ts";
 import { validateDefinition } from "../engine/validate.ts";
-import { DEFINITION_EXTENSIONS, loadDefinitionFile } from "./load-definition.ts";
+import type { MetadataStore } from "../store/metadata-store.ts";
+import { DEFINITION_EXTENSIONS, type DefinitionFormat, definitionHash, loadDefinitionFile } from "./load-definition.ts";
+import type { WorkflowsDirectory } from "./workflows-dir.ts";
 
 const BUILT_IN_DIR = path.join(import.meta.dirname, "builtin");
 export const RESERVED_PREFIX = "mixdown/";
-const RESCAN_MS = 1000;
 
 export interface LoadedWorkflow {
   slug: string;
   definition: WorkflowDefinition;
   builtIn: boolean;
-  /** Where it came from (file path). */
+  /** Where it came from: a built-in's file, or "metadata store". */
   source: string;
+  /** A custom workflow's text as saved, its format, and when it was saved. */
+  saved?: { text: string; format: DefinitionFormat; changedAt: string };
   errors: DefinitionError[];
   /** Changes whenever the definition does (drives updatedAt). */
   hash: string;
 }
+
+/** Where a registry reads custom definitions: the metadata store, shared by every node. */
+export type CustomDefinitions = Pick<
+  MetadataStore,
+  "customWorkflowsVersion" | "customWorkflowsRevision" | "listCustomWorkflows"
+>;
 
 /** Validates a parsed definition and checks where it may come from (only built-ins use "mixdown/"). */
 export function checkDefinition(raw: unknown, modules: Map<string, Module>, builtIn: boolean): DefinitionError[] {
@@ -49,44 +57,75 @@ function loadDir(dir: string, modules: Map<string, Module>, builtIn: boolean): L
       const slug = (raw as { slug?: unknown })?.slug;
       if (typeof slug !== "string") return []; // not a definition at all: `workflow validate` explains
       const all = [...errors, ...checkDefinition(raw, modules, builtIn)];
-      const hash = createHash("sha256").update(JSON.stringify(raw)).digest("hex");
-      return [{ slug, definition: raw as WorkflowDefinition, builtIn, source, errors: all, hash }];
+      return [{ slug, definition: raw as WorkflowDefinition, builtIn, source, errors: all, hash: definitionHash(raw) }];
     });
 }
 
-/** Built-in workflows plus the operator's definition files, rescanned when the directory changes. */
+/**
+ * Built-in workflows plus the custom ones of the metadata store, read again when the store's version says they may
+ * have changed (and, first, the files new or changed in this node's MIXDOWN_WORKFLOWS_DIR saved into the store).
+ */
 export class WorkflowRegistry {
   readonly modules: Map<string, Module>;
   readonly environment: ModuleEnvironment;
-  /** Where the operator's definitions live (MIXDOWN_WORKFLOWS_DIR). */
-  readonly customDir: string | undefined;
+  /** This node's MIXDOWN_WORKFLOWS_DIR, whose files are saved into the store. */
+  readonly directory: WorkflowsDirectory | undefined;
+  private readonly store: CustomDefinitions | undefined;
   private readonly builtIns: LoadedWorkflow[];
   private custom: LoadedWorkflow[] = [];
-  private fingerprint = "";
-  private scannedAt = 0;
+  private version: string | undefined;
+  private revision: string | undefined;
+  private reloading: Promise<unknown> = Promise.resolve();
 
-  constructor(modules: Map<string, Module>, environment: ModuleEnvironment, customDir?: string) {
+  constructor(
+    modules: Map<string, Module>,
+    environment: ModuleEnvironment,
+    custom?: { store: CustomDefinitions; directory?: WorkflowsDirectory },
+  ) {
     this.modules = modules;
     this.environment = environment;
-    this.customDir = customDir;
+    this.store = custom?.store;
+    this.directory = custom?.directory;
     this.builtIns = loadDir(BUILT_IN_DIR, modules, true);
-    this.rescan();
   }
 
-  /** Re-reads the custom directory if any file in it changed; true when the set of workflows changed. */
-  rescan(force = false): boolean {
-    if (!this.customDir || (!force && Date.now() - this.scannedAt < RESCAN_MS)) return false;
-    this.scannedAt = Date.now();
-    let fingerprint = "";
-    if (fs.existsSync(this.customDir)) {
-      for (const file of fs.readdirSync(this.customDir).sort()) {
-        const stat = fs.statSync(path.join(this.customDir, file), { throwIfNoEntry: false });
-        if (stat?.isFile()) fingerprint += `${file}:${stat.mtimeMs}:${stat.size};`;
-      }
+  /**
+   * Brings the custom workflows up to date: at no cost while the store's version stays the same (`force` asks the
+   * store's revision anyway: one small read); true when they changed.
+   */
+  async refresh(force = false): Promise<boolean> {
+    if (!this.store) return false;
+    await this.directory?.scan(force);
+    if (!force && this.store.customWorkflowsVersion() === this.version) return false;
+    const next = this.reloading.then(() => this.reload(force));
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reload(force: boolean): Promise<boolean> {
+    const store = this.store as CustomDefinitions;
+    // Read before the revision: a change after it moves the version again, so it is not missed.
+    const version = store.customWorkflowsVersion();
+    if (!force && version === this.version) return false; // another caller's reload just did it
+    const revision = await store.customWorkflowsRevision();
+    if (revision === this.revision) {
+      this.version = version;
+      return false;
     }
-    if (fingerprint === this.fingerprint) return false;
-    this.fingerprint = fingerprint;
-    this.custom = loadDir(this.customDir, this.modules, false).filter((wf) => !wf.slug.startsWith(RESERVED_PREFIX));
+    const listed = await store.listCustomWorkflows();
+    this.custom = listed.definitions
+      .filter((stored) => !stored.slug.startsWith(RESERVED_PREFIX))
+      .map((stored) => ({
+        slug: stored.slug,
+        definition: stored.definition as WorkflowDefinition,
+        builtIn: false,
+        source: "metadata store",
+        saved: { text: stored.source, format: stored.format, changedAt: stored.changedAt },
+        errors: checkDefinition(stored.definition, this.modules, false),
+        hash: stored.hash,
+      }));
+    this.revision = listed.revision;
+    this.version = version;
     return true;
   }
 

@@ -103,6 +103,7 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
     fs.writeFileSync(file, JSON.stringify(NEEDS_MODEL));
     assert.equal((await server.cli(["workflow", "add", file])).code, 0);
     // A broken definition dropped into the directory by hand is listed with its errors.
+    fs.mkdirSync(path.join(server.dataDir, "workflows"), { recursive: true });
     fs.writeFileSync(
       path.join(server.dataDir, "workflows", "test~broken.yaml"),
       BROKEN.replace("test/double-up", "test/broken").replace("name: Double up", "name: Broken by hand"),
@@ -128,7 +129,7 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
     assert.match(await page.locator(".notice").innerText(), new RegExp(`${server.dataDir}/workflows`));
     await assertAccessible(page, "workflows");
     await screenshot(page, "dashboard-workflows");
-    fs.rmSync(path.join(server.dataDir, "workflows", "test~broken.yaml"));
+    assert.equal((await server.cli(["workflow", "remove", "test/broken"])).code, 0);
 
     // The run page offers it disabled, and says why when it is asked for by name.
     await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=test/needs-model`);

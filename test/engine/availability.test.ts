@@ -5,7 +5,10 @@ import path from "node:path";
 import { after, test } from "node:test";
 import type { Module } from "../../src/engine/types.ts";
 import { MODULES } from "../../src/modules/index.ts";
+import { SqlMetadataStore } from "../../src/store/sql/sql-metadata-store.ts";
+import { openSqlite } from "../../src/store/sqlite/database.ts";
 import { WorkflowRegistry } from "../../src/workflows/registry.ts";
+import { WorkflowsDirectory } from "../../src/workflows/workflows-dir.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-availability-"));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +27,7 @@ const needsModel: Module = {
   run: async (ctx) => ({ audio: ctx.inputs.audio }),
 };
 
-test("a workflow whose module lacks its model is reported unavailable, with the reason, until the model appears", () => {
+test("a workflow whose module lacks its model is reported unavailable, with the reason, until the model appears", async () => {
   const modules = new Map<string, Module>([...MODULES, ["needs-model", needsModel]]);
   fs.writeFileSync(
     path.join(dir, "uses-model.json"),
@@ -41,7 +44,15 @@ test("a workflow whose module lacks its model is reported unavailable, with the 
     }),
   );
   const modelsDir = path.join(dir, "models");
-  const registry = new WorkflowRegistry(modules, { modelsDir }, dir);
+  const { db, externalChanges } = openSqlite(path.join(dir, "data"));
+  after(() => db.destroy());
+  const store = new SqlMetadataStore(db, externalChanges);
+  const registry = new WorkflowRegistry(
+    modules,
+    { modelsDir },
+    { store, directory: new WorkflowsDirectory(dir, store) },
+  );
+  await registry.refresh(true);
   const wf = registry.get("acme/uses-model");
   assert.ok(wf);
   assert.deepEqual(wf.errors, []);

@@ -5,7 +5,6 @@ import type { DefinitionFormat } from "../../workflows/load-definition.ts";
 import type { DashboardContext } from "../context.ts";
 import { view } from "../render.ts";
 import { orNotFound, type SlugParams, slugOf } from "./workflow.ts";
-import { customWorkflowsNote } from "./workflows.ts";
 
 /** Definitions are small; even URL-encoded at 3 bytes a character this fits the dashboard's 64 KB form limit. */
 export const MAX_DEFINITION_CHARS = 20_000;
@@ -55,7 +54,6 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
       slug,
       errors,
       maxChars: MAX_DEFINITION_CHARS,
-      storage: customWorkflowsNote(runtime.config),
       scripts: ["workflow-editor.js"],
       styles: ["forms.css"],
     });
@@ -103,7 +101,7 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
     return view(request, reply, "pages/confirm", {
       title: `Delete the workflow ${slug}?`,
       message:
-        "Its definition file is removed from this node's workflows directory. New jobs on it are refused; jobs already created keep their results. This cannot be undone.",
+        "It is removed from the metadata store, so from every node. New jobs on it are refused; jobs already created keep their results. This cannot be undone.",
       action: `/dashboard/workflow-delete/${slug}`,
       confirm: "Delete workflow",
       danger: true,

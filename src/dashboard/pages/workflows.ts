@@ -3,9 +3,9 @@ import type { Config } from "../../config.ts";
 import type { DashboardContext } from "../context.ts";
 import { view } from "../render.ts";
 
-/** Where custom workflows are kept, and whether other nodes can see them, in the operator's words. */
-export function customWorkflowsNote(config: Config): { dir: string; distributed: boolean } {
-  return { dir: config.workflowsDir, distributed: config.databaseUrl !== undefined };
+/** This node's directory of definition files to save (custom workflows themselves are in the metadata store). */
+export function customWorkflowsNote(config: Config): { dir: string } {
+  return { dir: config.workflowsDir };
 }
 
 /** GET /dashboard/workflows: built-in and custom workflows, each runnable or not with the reason. */

@@ -3,7 +3,8 @@ import pg from "pg";
 /**
  * Calls `onNotify` with the payload of each NOTIFY on `channel`, over a connection of its own (a LISTEN holds its
  * connection). When the connection fails or drops, it says so through `onError` and connects again every `retryMs`;
- * once back it calls `onNotify` once without a payload, for what it may have missed meanwhile. Returns a function that stops listening.
+ * once back it calls `onNotify` once without a payload, for what it may have missed meanwhile. `onListening` is
+ * called each time the LISTEN is in place. Returns a function that stops listening.
  */
 export function listen(
   connectionString: string,
@@ -11,6 +12,7 @@ export function listen(
   onNotify: (payload?: string) => void,
   onError: (error: Error) => void,
   retryMs = 1000,
+  onListening?: () => void,
 ): () => Promise<void> {
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -47,6 +49,7 @@ export function listen(
       return;
     }
     client = next;
+    onListening?.();
     if (missed) onNotify();
   };
 
