@@ -60,7 +60,8 @@ export function workflowEditorPage(dashboard: FastifyInstance, { runtime }: Dash
   };
 
   // A new workflow starts from the example, or from a copy of another workflow (?from=SLUG) under a new slug.
-  dashboard.get<{ Querystring: { from?: string } }>("/workflow-editor", (request, reply) => {
+  dashboard.get<{ Querystring: { from?: string } }>("/workflow-editor", async (request, reply) => {
+    await workflows.registry.refresh();
     const from = request.query.from ? workflows.registry.get(request.query.from) : undefined;
     if (!from) return editor(request, reply, { text: STARTER, format: "yaml" });
     const slug = `my/${from.slug.split("/").at(-1)}`;
