@@ -138,8 +138,11 @@ export class WebhookDeliverer {
       await this.record(delivery, outcome({ attempts: delivery.attempts, error: "not sent: the job was deleted" }));
       return;
     }
-    if (delivery.endpointId === null) await this.store.appSecret(delivery.appId, newWebhookSecret);
-    const secrets = await this.store.signingSecrets(delivery.appId, delivery.endpointId, at.getTime());
+    let secrets = await this.store.signingSecrets(delivery.appId, delivery.endpointId, at.getTime());
+    if (secrets.length === 0 && delivery.endpointId === null) {
+      // A job's own webhookUrl, before anyone asked for the application's secret: it is made now.
+      secrets = [await this.store.appSecret(delivery.appId, newWebhookSecret)];
+    }
     if (secrets.length === 0) {
       await this.record(
         delivery,
