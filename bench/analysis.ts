@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../src/dsp/analyze-music.ts";
+import { findSections } from "../src/dsp/sections.ts";
 import { decodeAudio } from "../src/media/pcm.ts";
 import { encodeWav, generateTrack, suiteSpecs } from "../test/music/generator.ts";
 
@@ -25,6 +26,7 @@ try {
 
   const decodeTimes: number[] = [];
   const analysisTimes: number[] = [];
+  const sectionTimes: number[] = [];
   let result: ReturnType<typeof analyzeMusic> | undefined;
   for (let run = 0; run < RUNS; run++) {
     let start = performance.now();
@@ -33,6 +35,9 @@ try {
     start = performance.now();
     result = analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
     analysisTimes.push(performance.now() - start);
+    start = performance.now();
+    findSections(pcm.channels[0] as Float32Array, pcm.sampleRate, result.beats);
+    sectionTimes.push(performance.now() - start);
   }
   const analysisMs = median(analysisTimes);
   const decodeMs = median(decodeTimes);
@@ -43,11 +48,19 @@ try {
     `  real-time factor of the analysis: ${(analysisMs / 1000 / 180).toFixed(4)} (${(180_000 / analysisMs).toFixed(0)}× faster than real time)`,
   );
   console.log(`  goal: analysis < 1000 ms — ${analysisMs < 1000 ? "met" : "NOT met"}`);
+  console.log(`  song sections (mixdown/sections, after the analysis' beats): ${median(sectionTimes).toFixed(0)} ms`);
   console.log(
     `  result: ${result?.bpm} BPM, ${result?.key.name}, ${result?.beats.length} beats, ${result?.chords.length} chord spans`,
   );
   console.log(
-    JSON.stringify({ bench: "analysis", decodeMs, analysisMs, realTimeFactor: analysisMs / 180_000, runs: RUNS }),
+    JSON.stringify({
+      bench: "analysis",
+      decodeMs,
+      analysisMs,
+      sectionsMs: median(sectionTimes),
+      realTimeFactor: analysisMs / 180_000,
+      runs: RUNS,
+    }),
   );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

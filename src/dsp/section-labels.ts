@@ -1,8 +1,9 @@
 /**
- * Section labels: segments that sound alike get one letter. The "state" view of structure (Paulus, Müller &
- * Klapuri, "Audio-based music structure analysis", ISMIR 2010): a repeated section keeps its instrumentation and
- * sound, so segments are grouped by the distance of their mean features, with average-linkage agglomerative
- * clustering stopped at a distance threshold (the number of distinct sections is not known in advance).
+ * Section labels: segments that sound alike get one letter. A repeated section keeps its instrumentation and
+ * sound, so segments are grouped by the distance of their mean features (segment statistics clustered, as in
+ * Foote & Cooper, "Media segmentation using self-similarity decomposition", SPIE 2003; the "state" view of
+ * Paulus, Müller & Klapuri, "Audio-based music structure analysis", ISMIR 2010), with average-linkage
+ * agglomerative clustering stopped at a distance threshold (the number of distinct sections is not known).
  */
 import { rmsDistance } from "./section-novelty.ts";
 
