@@ -101,11 +101,10 @@ function midiNotes(bytes: Buffer): Note[] {
 const isPlayable = (contentType: string) => /^(audio|video)\/|^application\/octet-stream$/.test(contentType);
 
 /**
- * The audio behind the timed views: the job's input when it is one of Mixdown's own stored files (signed
- * afresh, since the job's URL may have expired), else the job's first audio output. An input elsewhere on the
- * web is not played: the page's CSP admits only Mixdown's own file origin.
+ * The job's input when it is one of Mixdown's own stored files, signed afresh (the job's URL may have expired).
+ * An input elsewhere on the web is not played: the page's CSP admits only Mixdown's own file origin.
  */
-async function sourceAudio(runtime: Runtime, job: Job, audio: ResultFile[]): Promise<ResultViews["source"]> {
+async function storedInput(runtime: Runtime, job: Job): Promise<ResultViews["source"]> {
   for (const [name, value] of Object.entries(job.params)) {
     if (typeof value !== "string") continue;
     const own = await runtime.fileUrls.keyOf(value, Date.parse(job.createdAt));
@@ -117,8 +116,7 @@ async function sourceAudio(runtime: Runtime, job: Job, audio: ResultFile[]): Pro
         label: `input (${name})`,
       };
   }
-  const first = audio[0];
-  return first && { url: first.url, label: first.key };
+  return undefined;
 }
 
 function place(views: ResultViews, file: ResultFile, shaped: Shaped): boolean {
@@ -158,10 +156,30 @@ const printed = (value: unknown) => {
 /** Sorts a finished job's results into views; JSON and MIDI files are read (bounded) to learn their shape. */
 export async function resultViews(runtime: Runtime, job: Job): Promise<ResultViews> {
   const views: ResultViews = { values: [], audio: [], images: [], json: [], files: [] };
-  const midiFiles: { file: ResultFile; blob: string }[] = [];
-  for (const [key, entry] of Object.entries(job.result ?? {})) {
-    if (!("file" in entry)) {
-      const value = entry.value;
+  const entries = Object.entries(job.result ?? {});
+  // The audio the timed views follow: looked up beside the reads below, used only if some view is timed.
+  const readsFiles = entries.some(([, e]) => "file" in e && /^(application\/json|audio\/midi)$/.test(e.contentType));
+  const input = readsFiles ? storedInput(runtime, job).catch(() => undefined) : Promise.resolve(undefined);
+  const readJson = (blob: string) =>
+    readResult(runtime, blob, (bytes) => JSON.parse(bytes.toString("utf8")) as unknown);
+  // Every file is signed, and every JSON or MIDI file read, at once: on an object store each is a round trip.
+  const files = await Promise.all(
+    entries.map(async ([key, entry]) => {
+      if (!("file" in entry)) return undefined;
+      const { contentType } = entry;
+      const url = await runtime.fileUrls.downloadUrl(entry.file, runtime.config.urlTtlSeconds);
+      return {
+        file: { key, url, contentType },
+        json: contentType === "application/json" ? await readJson(entry.file) : undefined,
+        midi: contentType === "audio/midi" ? await readResult(runtime, entry.file, midiNotes) : undefined,
+      };
+    }),
+  );
+  const midiFiles: { file: ResultFile; read: Awaited<ReturnType<typeof readResult<Note[]>>> }[] = [];
+  for (const [i, [key, entry]] of entries.entries()) {
+    const stored = files[i];
+    if (!("file" in entry) || !stored) {
+      const value = "value" in entry ? entry.value : undefined;
       if (value === null || ["string", "number", "boolean"].includes(typeof value))
         views.values.push({ key, text: String(value) });
       else {
@@ -170,34 +188,27 @@ export async function resultViews(runtime: Runtime, job: Job): Promise<ResultVie
       }
       continue;
     }
-    const file = {
-      key,
-      url: await runtime.fileUrls.downloadUrl(entry.file, runtime.config.urlTtlSeconds),
-      contentType: entry.contentType,
-    };
-    if (entry.contentType === "audio/midi") midiFiles.push({ file, blob: entry.file });
-    else if (entry.contentType.startsWith("audio/")) views.audio.push(file);
-    else if (entry.contentType.startsWith("image/")) views.images.push(file);
-    else if (entry.contentType === "application/json") {
-      const read = await readResult(runtime, entry.file, (bytes) => JSON.parse(bytes.toString("utf8")) as unknown);
+    const { file, json: read, midi } = stored;
+    if (midi) midiFiles.push({ file, read: midi });
+    else if (read) {
       const shaped = "value" in read ? shapeOf(read.value) : undefined;
       if (shaped && place(views, file, shaped)) continue;
       const text = "value" in read ? printed(read.value) : undefined;
       views.json.push({ key, text, problem: "problem" in read ? read.problem : text ? undefined : TOO_LONG, file });
-    } else views.files.push(file);
+    } else if (file.contentType.startsWith("audio/")) views.audio.push(file);
+    else if (file.contentType.startsWith("image/")) views.images.push(file);
+    else views.files.push(file);
   }
-  for (const { file, blob } of midiFiles) {
-    if (views.notes) {
-      views.notes.files.push(file);
-      continue;
-    }
-    const read = await readResult(runtime, blob, midiNotes);
-    if ("value" in read && read.value.length > 0) views.notes = { files: [file], notes: read.value };
+  // A notes list beats parsing the MIDI file: then the .mid is only offered for download beside the roll.
+  for (const { file, read } of midiFiles) {
+    if (views.notes) views.notes.files.push(file);
+    else if ("value" in read && read.value.length > 0) views.notes = { files: [file], notes: read.value };
     else views.files.push(file);
   }
   const timed = views.beats || views.chords || views.sections || views.notes || views.transcript || views.words;
   if (timed) {
-    views.source = await sourceAudio(runtime, job, views.audio);
+    const firstAudio = views.audio[0];
+    views.source = (await input) ?? (firstAudio && { url: firstAudio.url, label: firstAudio.key });
     if (!views.source)
       views.noSource =
         "The job's input is not a file stored by Mixdown (or it has been removed), so there is no audio to play with these results.";
