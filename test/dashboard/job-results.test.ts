@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { describeOrSkip } from "../helpers/backends.ts";
+import { describeOrSkip, TEST_S3 } from "../helpers/backends.ts";
 import { startFixture } from "../helpers/http-fixture.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
 import { composePiece, encodeWav as encodePiece, renderPiece } from "../midi/piece.ts";
@@ -139,6 +139,28 @@ for (const { backend, skip } of BACKENDS)
       await browser?.close();
       await server?.dispose();
       assertNoneRunning();
+    });
+
+    test("the CSP admits result files from their origin only, and styles by this response's nonce", async () => {
+      const job = jobs.convert;
+      const response = await page.request.get(`${server.url}/dashboard/jobs/${job?.id}`);
+      const csp = response.headers()["content-security-policy"] ?? "";
+      const files = backend === "distributed" ? ` ${new URL(TEST_S3.endpoint).origin}` : "";
+      for (const directive of ["media-src 'self'", "img-src 'self' data:", "connect-src 'self'"])
+        assert.ok(csp.includes(`${directive}${files};`), `${directive}${files} in ${csp}`);
+      assert.match(csp, /script-src 'self';/);
+      const nonce = /style-src 'self' 'nonce-([\w+/=]+)';/.exec(csp)?.[1];
+      assert.ok(nonce, csp);
+      assert.ok((await response.text()).includes(`data-style-nonce="${nonce}"`));
+      const again = await page.request.get(`${server.url}/dashboard/jobs/${job?.id}`);
+      assert.ok(!(again.headers()["content-security-policy"] ?? "").includes(nonce), "a new nonce each response");
+
+      // The browser modules come from the npm package, and nothing else of node_modules is served.
+      const vendor = await fetch(`${server.url}/dashboard/assets/vendor/wavesurfer.esm.js`);
+      assert.equal(vendor.status, 200);
+      assert.match(vendor.headers.get("content-type") ?? "", /javascript/);
+      for (const path of ["vendor/wavesurfer.d.ts", "vendor/package.json", "vendor/wavesurfer.cjs"])
+        assert.equal((await fetch(`${server.url}/dashboard/assets/${path}`)).status, 404, path);
     });
 
     test("an audio output: a player with its waveform drawn, and its download", async () => {
