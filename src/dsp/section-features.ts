@@ -20,6 +20,8 @@ const HOP = 2048;
 const BANDS = 20;
 const LOW_HZ = 50;
 const HIGH_HZ = 10_000;
+/** Band energies more than this many dB below the loudest band of the song are taken as silence. */
+const FLOOR_DB = 40;
 /** Bars of this many seconds when too few downbeats were found to count bars. */
 const FALLBACK_BAR_SECONDS = 2;
 
@@ -59,9 +61,10 @@ function bandEnergies(signal: Float32Array, sampleRate: number): { rows: Float64
 
 /**
  * The log of the mean (not the mean of the log): a bar's silent lead-in or a pause between notes barely moves
- * it, so a bar reads as what plays in it.
+ * it, so a bar reads as what plays in it. Energies are floored at `floor`, far below the song's loudest band,
+ * so that changes nobody could hear under the rest (a click's splatter in an empty band) count for nothing.
  */
-function logMeanEnergy(rows: Float64Array[], hopSeconds: number, start: number, end: number): Float64Array {
+function logMeanEnergy(rows: Float64Array[], hopSeconds: number, start: number, end: number, floor: number) {
   const first = Math.min(rows.length - 1, Math.ceil(start / hopSeconds));
   const last = Math.min(rows.length - 1, Math.max(first, Math.ceil(end / hopSeconds) - 1));
   const out = new Float64Array(rows[0]?.length ?? 0);
@@ -69,8 +72,15 @@ function logMeanEnergy(rows: Float64Array[], hopSeconds: number, start: number, 
     const row = rows[i] as Float64Array;
     for (let b = 0; b < out.length; b++) out[b] = (out[b] as number) + (row[b] as number);
   }
-  for (let b = 0; b < out.length; b++) out[b] = 10 * Math.log10((out[b] as number) / (last - first + 1) + 1e-6);
+  for (let b = 0; b < out.length; b++) out[b] = 10 * Math.log10((out[b] as number) / (last - first + 1) + floor);
   return out;
+}
+
+/** The energy FLOOR_DB below that of the loudest band averaged over the whole signal (never zero). */
+function energyFloor(rows: Float64Array[]): number {
+  const mean = new Float64Array(rows[0]?.length ?? 0);
+  for (const row of rows) for (let b = 0; b < mean.length; b++) mean[b] = (mean[b] as number) + (row[b] as number);
+  return Math.max(1e-6, (Math.max(0, ...mean) / Math.max(1, rows.length)) * 10 ** (-FLOOR_DB / 10));
 }
 
 export function barFeatures(
@@ -80,6 +90,9 @@ export function barFeatures(
 ): BarFeatures {
   const edges = barEdges(beats, signal.length / sampleRate);
   const { rows, hopSeconds } = bandEnergies(signal, sampleRate);
-  const timbre = edges.slice(0, -1).map((start, i) => logMeanEnergy(rows, hopSeconds, start, edges[i + 1] as number));
+  const floor = energyFloor(rows);
+  const timbre = edges
+    .slice(0, -1)
+    .map((start, i) => logMeanEnergy(rows, hopSeconds, start, edges[i + 1] as number, floor));
   return { edges, timbre };
 }

@@ -5,8 +5,11 @@
  * strongest peaks become boundaries, no two closer than a section can be short.
  */
 
-/** Each dimension centred and scaled to unit variance over the bars (so no band outweighs the others). */
-export function standardize(rows: Float64Array[]): Float64Array[] {
+/**
+ * Each dimension centred and scaled to unit variance over the bars (so no band outweighs the others); a
+ * standard deviation below `floor` counts as `floor`, so a band that holds still is not blown up to noise.
+ */
+export function standardize(rows: Float64Array[], floor: number): Float64Array[] {
   const out = rows.map((row) => Float64Array.from(row));
   const dims = rows[0]?.length ?? 0;
   for (let k = 0; k < dims; k++) {
@@ -15,7 +18,7 @@ export function standardize(rows: Float64Array[]): Float64Array[] {
     mean /= rows.length;
     let variance = 0;
     for (const row of rows) variance += ((row[k] as number) - mean) ** 2;
-    const sd = Math.sqrt(variance / rows.length) || 1;
+    const sd = Math.max(floor, Math.sqrt(variance / rows.length));
     for (const row of out) row[k] = ((row[k] as number) - mean) / sd;
   }
   return out;
@@ -81,6 +84,8 @@ export interface PeakRules {
   minLast: number;
   /** A peak below this share of the strongest one is not a boundary. */
   relativeThreshold: number;
+  /** Nor is one below this (in standardised units): changes too small to hear. */
+  minNovelty: number;
 }
 
 /**
@@ -96,7 +101,7 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
     return (
       t >= rules.minFirst &&
       duration - t >= rules.minLast &&
-      value(b) > 0 &&
+      value(b) >= rules.minNovelty &&
       value(b) >= value(b - 1) &&
       value(b) >= value(b + 1)
     );

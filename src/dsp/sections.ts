@@ -36,8 +36,12 @@ export const SECTION_OPTIONS: SectionOptions = {
   minFirst: 2,
   minLast: 3,
   relativeThreshold: 0.1,
+  minNovelty: 0.1,
   labelThreshold: 3,
 };
+
+/** Band levels that vary less than this over the song (dB, standard deviation) are taken as steady. */
+const MIN_BAND_DEVIATION_DB = 1;
 
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 const letter = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `Z${i - 25}`);
@@ -52,7 +56,7 @@ export function findSections(
   if (duration === 0) return [];
   const { edges, timbre } = barFeatures(signal, sampleRate, beats);
   const bars = edges.length - 1;
-  const rows = standardize(timbre);
+  const rows = standardize(timbre, MIN_BAND_DEVIATION_DB);
   const half = Math.max(2, Math.round((options.kernelSeconds * bars) / duration));
   const novelty = footeNovelty(distanceMatrix(rows), bars, half);
   const cuts = [0, ...pickBoundaries(novelty, edges, options), bars];

@@ -44,6 +44,23 @@ describe("findSections on a constructed A B A C song", () => {
   });
 });
 
+test("silence, a second of audio and a steady tone without beats are one section A", () => {
+  const rate = 22050;
+  const fadeIn = (i: number) => Math.min(1, i / (0.05 * rate));
+  const tone = Float32Array.from(
+    { length: 20 * rate },
+    (_, i) => fadeIn(i) * 0.3 * Math.sin((2 * Math.PI * 220 * i) / rate),
+  );
+  for (const [signal, beats] of [
+    [new Float32Array(20 * rate), []],
+    [tone.subarray(0, rate), [{ time: 0.5, beatNum: 1 }]],
+    [tone, []],
+  ] as const) {
+    assert.deepEqual(findSections(signal, rate, [...beats]), [{ start: 0, end: signal.length / rate, label: "A" }]);
+  }
+  assert.deepEqual(findSections(new Float32Array(0), rate, []), []);
+});
+
 describe("segment measures", () => {
   const reference: LabelledSpan[] = [
     { start: 0, end: 10, label: "verse" },
