@@ -158,4 +158,8 @@ async function mixer(section) {
   show();
 }
 
-for (const section of document.querySelectorAll("[data-mixer]")) void mixer(section);
+for (const section of document.querySelectorAll("[data-mixer]"))
+  mixer(section).catch((error) => {
+    // No Web Audio here, or it failed: the stems' own players below still work.
+    section.querySelector("[data-status]").textContent = `The mixer cannot run in this browser (${error.message}).`;
+  });
