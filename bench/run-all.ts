@@ -6,6 +6,8 @@ import path from "node:path";
 
 const BENCHES = [
   "status-throughput.ts",
+  "rate-limit-overhead.ts",
+  "events.ts",
   "upload-throughput.ts",
   "responsiveness.ts",
   "analysis.ts",

@@ -6,10 +6,10 @@ const MAX_EVENTS = 4;
 const WINDOW_MS = 1000;
 const isTerminal = (state: JobState) => state.status === "SUCCEEDED" || state.status === "FAILED";
 
-/** Last-Event-ID: the revision the client saw last (0 when absent or not a revision). */
+/** Last-Event-ID: the revision the client saw last; -1 (nothing seen: a new job's revision 0 is sent) otherwise. */
 export function lastEventId(header: string | string[] | undefined): number {
   const value = Array.isArray(header) ? header[0] : header;
-  return value && /^\d{1,15}$/.test(value.trim()) ? Number(value) : 0;
+  return value && /^\d{1,15}$/.test(value.trim()) ? Number(value) : -1;
 }
 
 /**

@@ -74,6 +74,16 @@ test("the terminal status is sent (waiting for a slot if need be) and ends the s
   assert.ok((written[4]?.at ?? 0) - (written[0]?.at ?? 0) >= 990, "the fifth event waited for the window");
 });
 
+test("a new job's first state (revision 0) is sent to a client that saw nothing", () => {
+  const stream = new JobEventStream(lastEventId(undefined));
+  const written = record(stream);
+  stream.offer(state(0, "QUEUED", 0));
+  assert.deepEqual(
+    written.map((e) => [e.id, e.event, e.data.status]),
+    [[0, "status", "QUEUED"]],
+  );
+});
+
 test("resuming: states up to Last-Event-ID are not sent again; an ended job with nothing new ends at once", () => {
   const stream = new JobEventStream(7);
   const written = record(stream);
@@ -83,5 +93,7 @@ test("resuming: states up to Last-Event-ID are not sent again; an ended job with
   assert.ok(stream.body.writableEnded);
   assert.equal(lastEventId("12"), 12);
   assert.equal(lastEventId(["3"]), 3);
-  for (const bad of [undefined, "", "abc", "-1", "1e9", "1".repeat(16)]) assert.equal(lastEventId(bad), 0, String(bad));
+  assert.equal(lastEventId("0"), 0);
+  for (const bad of [undefined, "", "abc", "-1", "1e9", "1".repeat(16)])
+    assert.equal(lastEventId(bad), -1, String(bad));
 });

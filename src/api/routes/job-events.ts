@@ -7,6 +7,8 @@ import { jobId } from "./jobs.ts";
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
+/** How long an EventSource waits before reconnecting (with Last-Event-ID) after the stream broke. */
+const RECONNECT_MS = 1000;
 
 /** GET /job/:id/events: Server-Sent Events of the job's status and progress (a Mixdown extension). */
 export function jobEventRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
@@ -57,6 +59,8 @@ export function jobEventRoutes(app: FastifyInstance, { runtime }: ApiContext): v
         streams.delete(stream);
       });
       reply.raw.on("close", () => stream.end());
+      // The reconnection delay for EventSource clients; written first, it also sends the headers at once.
+      stream.body.write(`retry: ${RECONNECT_MS}\n\n`);
       stream.offer(current);
       stream.endIfOver(current);
       return reply
