@@ -16,6 +16,7 @@ const BENCHES = [
   "wav-write.ts",
   "probe-throughput.ts",
   "webhooks.ts",
+  "dashboard.ts",
 ];
 const filters = process.argv.slice(2);
 const selected = BENCHES.filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)));

@@ -10,7 +10,7 @@ export const JOBS_PER_PAGE = 50;
  * search counts fewer: each match is found in the trigram index, then checked.
  */
 const COUNT_LIMIT = 10_000;
-const SEARCH_COUNT_LIMIT = 1_000;
+const SEARCH_COUNT_LIMIT = 200;
 
 type JobsQuery = {
   q?: string;
