@@ -129,6 +129,9 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
       async (api) => {
         api.addHook("onRoute", (route) => {
           route.schema = { ...route.schema, security: [{ apiKey: [] }] };
+          // With MIXDOWN_RATE_LIMIT every API route may answer 429: documented on each.
+          const response = route.schema.response as Record<string, unknown> | undefined;
+          if (runtime.rateLimiter && response) route.schema.response = { ...response, 429: { $ref: "Error#" } };
         });
         api.decorateRequest("application");
         api.addHook("onRequest", (request, _reply, done) => {
