@@ -116,3 +116,28 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
   }
   return kept.sort((a, b) => a - b);
 }
+
+/**
+ * Cuts (bar indices from 0 to the bar count) with every segment at least `ratio` times the typical inner one
+ * split once, on the bar edge of highest novelty within a bar of one typical length from its start: a section
+ * repeated back to back (verse, verse) changes little at the join, and popular songs keep their sections to
+ * regular lengths (the regularity constraint of Sargent, Bimbot & Vincent, IEEE/ACM TASLP 2017).
+ */
+export function splitLongSegments(cuts: number[], novelty: Float64Array, ratio: number): number[] {
+  const inner = cuts.slice(2, -1).map((cut, i) => cut - (cuts[i + 1] as number));
+  if (inner.length < 2) return cuts;
+  const typical = [...inner].sort((a, b) => a - b)[Math.floor(inner.length / 2)] as number;
+  const out = [0];
+  for (let i = 1; i < cuts.length; i++) {
+    const from = cuts[i - 1] as number;
+    const to = cuts[i] as number;
+    if (to - from >= ratio * typical) {
+      let best = -1;
+      for (let b = Math.max(from + 2, from + typical - 1); b <= Math.min(to - 2, from + typical + 1); b++)
+        if (best < 0 || (novelty[b] as number) > (novelty[best] as number)) best = b;
+      if (best > 0) out.push(best);
+    }
+    out.push(to);
+  }
+  return out;
+}

@@ -4,7 +4,8 @@
  * - Features (section-features.ts): per bar, the log of the mean energy in 20 log-spaced bands, 50 Hz–10 kHz:
  *   the instrumentation and loudness, what changes most from one section to the next.
  * - Boundaries (section-novelty.ts): Foote's novelty (ICME 2000) on the bars' self-distance matrix, the kernel
- *   about 3 s either side; the strongest peaks, no section shorter than 4 s (an intro 2 s, the last 3 s).
+ *   about 3 s either side; the strongest peaks, no section shorter than 4 s (an intro 2 s, the last 3 s); then
+ *   a segment about twice the typical length is split where novelty peaks near its middle (regularity).
  * - Labels (section-labels.ts): average-linkage clustering of the segments' mean band levels, merged while
  *   closer than 3 dB RMS (the "state" approach of Paulus, Müller & Klapuri, ISMIR 2010).
  * Chroma was tried as well, in the distance matrix, per bar and time-delay embedded over 2 and 4 bars (as in
@@ -15,7 +16,14 @@
  */
 import { barFeatures } from "./section-features.ts";
 import { clusterSegments } from "./section-labels.ts";
-import { distanceMatrix, footeNovelty, type PeakRules, pickBoundaries, standardize } from "./section-novelty.ts";
+import {
+  distanceMatrix,
+  footeNovelty,
+  type PeakRules,
+  pickBoundaries,
+  splitLongSegments,
+  standardize,
+} from "./section-novelty.ts";
 
 export interface SongSection {
   start: number;
@@ -26,6 +34,8 @@ export interface SongSection {
 export interface SectionOptions extends PeakRules {
   /** Seconds the novelty kernel looks either side of an edge (at least two bars). */
   kernelSeconds: number;
+  /** Segments at least this many times as long as the typical one are split in two. */
+  splitRatio: number;
   /** Segments whose mean band levels differ by less than this many dB (RMS over the bands) share a label. */
   labelThreshold: number;
 }
@@ -37,6 +47,7 @@ export const SECTION_OPTIONS: SectionOptions = {
   minLast: 3,
   relativeThreshold: 0.1,
   minNovelty: 0.1,
+  splitRatio: 1.8,
   labelThreshold: 3,
 };
 
@@ -59,7 +70,7 @@ export function findSections(
   const rows = standardize(timbre, MIN_BAND_DEVIATION_DB);
   const half = Math.max(2, Math.round((options.kernelSeconds * bars) / duration));
   const novelty = footeNovelty(distanceMatrix(rows), bars, half);
-  const cuts = [0, ...pickBoundaries(novelty, edges, options), bars];
+  const cuts = splitLongSegments([0, ...pickBoundaries(novelty, edges, options), bars], novelty, options.splitRatio);
   const segments = cuts.slice(0, -1).map((from, i) => ({ from, to: cuts[i + 1] as number }));
   const clusters = clusterSegments(timbre, segments, options.labelThreshold);
   return segments.map((s, i) => ({
