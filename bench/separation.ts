@@ -8,34 +8,15 @@ import { istft, stft } from "../src/dsp/spectrogram.ts";
 import { drumsByHpss } from "../src/modules/stems-drums/index.ts";
 import { analysisSize } from "../src/modules/stems-shared/masked-stem.ts";
 import { vocalsByRepetSim } from "../src/modules/stems-vocals/index.ts";
-import { drumsAndHarmony, type Stereo, sum } from "../test/separation/signals.ts";
+import { drumsAndHarmony, sum, vibratoVoice } from "../test/separation/signals.ts";
 
 const SAMPLE_RATE = 44100;
 const SECONDS = 180;
 const RUNS = 3;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-/** A sung-like line, centred: harmonic tones with 5.5 Hz vibrato, two-second notes with breaths between. */
-function vibratoVoice(length: number): Stereo {
-  const out = new Float32Array(length);
-  const notes = [220, 247, 262, 294, 330, 294, 262, 247];
-  let phase = 0;
-  for (let i = 0; i < length; i++) {
-    const t = i / SAMPLE_RATE;
-    const note = Math.floor(t / 2);
-    const within = t - note * 2;
-    if (within > 1.7) continue;
-    const frequency = (notes[note % notes.length] as number) * (1 + 0.01 * Math.sin(2 * Math.PI * 5.5 * t));
-    phase += (2 * Math.PI * frequency) / SAMPLE_RATE;
-    let value = 0;
-    for (let h = 1; h <= 8; h++) value += Math.sin(h * phase) / h;
-    out[i] = 0.12 * value * Math.min(1, within / 0.05, (1.7 - within) / 0.05);
-  }
-  return [out, out.slice()];
-}
-
 const { drums, harmony } = drumsAndHarmony(SECONDS, SAMPLE_RATE, 1);
-const mix = sum(drums, harmony, vibratoVoice(drums[0].length));
+const mix = sum(drums, harmony, vibratoVoice(drums[0].length, SAMPLE_RATE));
 const pcm = { sampleRate: SAMPLE_RATE, channels: mix };
 const { fftSize, hop } = analysisSize(SAMPLE_RATE);
 

@@ -9,6 +9,7 @@ import { mixModule } from "./mix/index.ts";
 import { musicAnalysisModule } from "./music-analysis/index.ts";
 import { probeModule } from "./probe/index.ts";
 import { spectrogramModule } from "./spectrogram/index.ts";
+import { stems4Module } from "./stems-4/index.ts";
 import { stemsDrumsModule } from "./stems-drums/index.ts";
 import { stemsVocalsModule } from "./stems-vocals/index.ts";
 import { transcribeModule } from "./transcribe/index.ts";
@@ -28,6 +29,7 @@ export const MODULES = new Map<string, Module>(
     musicAnalysisModule,
     stemsDrumsModule,
     stemsVocalsModule,
+    stems4Module,
     audioToMidiModule,
     transcribeModule,
     alignLyricsModule,

@@ -129,3 +129,22 @@ export function accompanimentLoop(seconds: number, sampleRate: number, seed: num
   const { drums, harmony } = drumsAndHarmony(seconds, sampleRate, seed);
   return sum(drums, harmony);
 }
+
+/** A sung-like line, centred: harmonic tones with 5.5 Hz vibrato, two-second notes with breaths between. */
+export function vibratoVoice(length: number, sampleRate: number): Stereo {
+  const out = new Float32Array(length);
+  const notes = [220, 247, 262, 294, 330, 294, 262, 247];
+  let phase = 0;
+  for (let i = 0; i < length; i++) {
+    const t = i / sampleRate;
+    const note = Math.floor(t / 2);
+    const within = t - note * 2;
+    if (within > 1.7) continue;
+    const frequency = (notes[note % notes.length] as number) * (1 + 0.01 * Math.sin(2 * Math.PI * 5.5 * t));
+    phase += (2 * Math.PI * frequency) / sampleRate;
+    let value = 0;
+    for (let h = 1; h <= 8; h++) value += Math.sin(h * phase) / h;
+    out[i] = 0.12 * value * Math.min(1, within / 0.05, (1.7 - within) / 0.05);
+  }
+  return [out, out.slice()];
+}
