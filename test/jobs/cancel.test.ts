@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { sineWav } from "../helpers/audio.ts";
@@ -10,15 +14,24 @@ import { processesMatching, waitFor } from "../helpers/processes.ts";
 
 const ENV = { MIXDOWN_ALLOW_PRIVATE_URLS: "true", MIXDOWN_FETCH_TIMEOUT_MS: "60000", MIXDOWN_APP_CONCURRENCY: "1" };
 
-/** Inputs: `/stall/…` stalls while `stalling.state.stall` is set; `/long.wav` is ten minutes of 8 kHz mono. */
+/**
+ * Inputs: `/stall/…` stalls while `stalling.state.stall` is set; `/long.wav` is ten minutes of 8 kHz mono;
+ * `/speech.wav` a minute of espeak-ng speech (transcribed by pocketsphinx in a module thread).
+ */
 let stalling: Awaited<ReturnType<typeof startStallingFixture>>;
 let long: Awaited<ReturnType<typeof startFixture>>;
 before(async () => {
   stalling = await startStallingFixture(sineWav(1));
   const longWav = sineWav(600, { rate: 8000, channels: 1 });
-  long = await startFixture((_request, response) => {
-    response.writeHead(200, { "content-type": "audio/wav", "content-length": String(longWav.length) });
-    response.end(longWav);
+  const speechFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-cancel-")), "speech.wav");
+  const sentence = "The quick brown fox jumps over the lazy dog while the band plays on through the night.";
+  execFileSync("espeak-ng", ["-s", "160", "-w", speechFile, Array(12).fill(sentence).join(" ")]);
+  const speech = fs.readFileSync(speechFile);
+  fs.rmSync(path.dirname(speechFile), { recursive: true, force: true });
+  long = await startFixture((request, response) => {
+    const body = request.url === "/speech.wav" ? speech : longWav;
+    response.writeHead(200, { "content-type": "audio/wav", "content-length": String(body.length) });
+    response.end(body);
   });
 });
 after(async () => {
@@ -140,5 +153,17 @@ for (const { backend, skip } of BACKENDS)
       for (let i = 0; i < 100 && scratchFiles(server).length > 0; i++) await delay(100);
       assert.deepEqual(scratchFiles(server), []);
       assert.deepEqual(await storedKeys(server, `results/${id}/`), []);
+    });
+
+    test("cancelling a job whose step runs in a module thread ends the thread's child process", async () => {
+      // mixdown/transcribe runs in a module thread, which starts pocketsphinx_batch on the speech it found.
+      const id = await server.createJob(key, "mixdown/transcribe", { inputUrl: `${long.url}/speech.wav` });
+      const [pid] = await waitFor("the job's pocketsphinx", () => processesMatching(id, "pocketsphinx_batch"), 180_000);
+      const cancelled = await server.api("POST", `/v1/job/${id}/cancel`, { key });
+      assert.equal(cancelled.body.error?.code, "CANCELLED", JSON.stringify(cancelled.body));
+      for (let i = 0; i < 100 && processesMatching(id).length > 0; i++) await delay(50);
+      assert.deepEqual(processesMatching(id), [], `pocketsphinx (pid ${pid}) still runs`);
+      for (let i = 0; i < 100 && scratchFiles(server).length > 0; i++) await delay(100);
+      assert.deepEqual(scratchFiles(server), []);
     });
   });
