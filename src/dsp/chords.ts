@@ -43,8 +43,11 @@ export interface ChordSegmentInput {
 }
 
 const BASS_WEIGHT = 0.5;
-const SHARPNESS = 12;
+const SHARPNESS = 20;
 const N_SCORE = 0.2;
+/** Chance that the chord stays the same across a bar line, and from beat to beat within a bar. */
+const STAY_AT_BAR = 0.5;
+const STAY_WITHIN_BAR = 0.97;
 
 function emission(segment: ChordSegmentInput, state: number): number {
   if (state === CHORDS.length) return segment.treble ? N_SCORE : 1;
@@ -68,8 +71,11 @@ export function recognizeChords(segments: ChordSegmentInput[]): (ChordLabel | nu
   const states = CHORDS.length + 1;
   const n = segments.length;
   if (n === 0) return [];
-  const logStay = { bar: Math.log(0.6), other: Math.log(0.97) };
-  const logMove = { bar: Math.log(0.4 / (states - 1)), other: Math.log(0.03 / (states - 1)) };
+  const logStay = { bar: Math.log(STAY_AT_BAR), other: Math.log(STAY_WITHIN_BAR) };
+  const logMove = {
+    bar: Math.log((1 - STAY_AT_BAR) / (states - 1)),
+    other: Math.log((1 - STAY_WITHIN_BAR) / (states - 1)),
+  };
   let score = Float64Array.from(
     { length: states },
     (_, s) => SHARPNESS * emission(segments[0] as ChordSegmentInput, s),

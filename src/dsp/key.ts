@@ -57,8 +57,9 @@ const FUNCTION_WEIGHTS: Record<"major" | "minor", Record<string, number>> = {
   minor: { "0min": 1, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
 };
 const FOREIGN_WEIGHT = -0.3;
-/** Pieces mostly start on their tonic chord. */
+/** Pieces mostly start on their tonic chord, and end on it more often still (the final cadence). */
 const OPENING_TONIC_BONUS = 0.3;
+const CLOSING_TONIC_BONUS = 0.5;
 
 function harmonicFit(chords: ChordOccurrence[], tonic: number, mode: "major" | "minor"): number {
   const total = chords.reduce((a, c) => a + c.seconds, 0);
@@ -68,9 +69,11 @@ function harmonicFit(chords: ChordOccurrence[], tonic: number, mode: "major" | "
     const degree = (chord.root - tonic + 12) % 12;
     fit += chord.seconds * (FUNCTION_WEIGHTS[mode][`${degree}${chord.quality}`] ?? FOREIGN_WEIGHT);
   }
-  const first = chords[0];
-  const opensOnTonic = first && first.root === tonic && first.quality === (mode === "major" ? "maj" : "min");
-  return fit / total + (opensOnTonic ? OPENING_TONIC_BONUS : 0);
+  const isTonic = (chord: ChordOccurrence | undefined) =>
+    chord !== undefined && chord.root === tonic && chord.quality === (mode === "major" ? "maj" : "min");
+  return (
+    fit / total + (isTonic(chords[0]) ? OPENING_TONIC_BONUS : 0) + (isTonic(chords.at(-1)) ? CLOSING_TONIC_BONUS : 0)
+  );
 }
 
 /**
