@@ -30,3 +30,17 @@ test("copyToFile of a key with no blob answers false and writes nothing", async 
   assert.equal(await blobs.copyToFile("uploads/never-uploaded", file), false);
   assert.equal(fs.existsSync(file), false);
 });
+
+test("usage counts the blobs, and the bytes of every file the store keeps (content-type sidecars too)", async () => {
+  const store = new LocalBlobStore(path.join(tmp, "usage-blobs"));
+  assert.deepEqual(await store.usage(), { bytes: 0, blobs: 0 }); // nothing stored yet: no directory
+  await store.put("uploads/u1", Readable.from([Buffer.from("abc")]), { contentType: "text/plain" });
+  await store.put("results/j1/out.json", Readable.from([Buffer.from("hello")]), { contentType: "application/json" });
+  const sidecars = ["uploads/u1", "results/j1/out.json"].reduce(
+    (sum, key) => sum + fs.statSync(path.join(tmp, "usage-blobs", `${key}.meta.json`)).size,
+    0,
+  );
+  assert.deepEqual(await store.usage(), { bytes: 3 + 5 + sidecars, blobs: 2 });
+  await store.deletePrefix("results/j1/");
+  assert.equal((await store.usage()).blobs, 1);
+});

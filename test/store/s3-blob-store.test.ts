@@ -75,6 +75,13 @@ describeOrSkip("S3 blob store: put with and without a known size", distributedUn
     assert.equal(await blobs.stat("results/short.bin"), undefined);
   });
 
+  test("usage sums the listed objects' sizes", async () => {
+    const earlier = await blobs.usage();
+    await blobs.put("usage/a", Readable.from([Buffer.from("abc")]), { contentType: "text/plain" });
+    await blobs.put("usage/b", Readable.from([randomBytes(1000)]), { contentType: "application/octet-stream" });
+    assert.deepEqual(await blobs.usage(), { bytes: earlier.bytes + 1003, blobs: earlier.blobs + 2 });
+  });
+
   test("copyToFile of a key with no object answers false and writes nothing", async () => {
     const file = path.join(tmp, "never.bin");
     assert.equal(await blobs.copyToFile("uploads/never-uploaded", file), false);
