@@ -146,6 +146,23 @@ function searchSuite(open: () => Promise<{ db: Kysely<Database>; close(): Promis
       filtered.items.map((job) => job.name),
       Array.from({ length: 10 }, (_, i) => `filler ${114 - i}`),
     );
+    const newer = await store.searchJobs({ ...everything, text: "filler", size: 3, after: ids.at(-5) });
+    assert.deepEqual(
+      newer.items.map((job) => job.name),
+      ["filler 118", "filler 117", "filler 116"],
+    );
+  });
+
+  test("a page link whose job was deleted since still leads to the page next to it", async () => {
+    const cursor = ids.at(-20) as string;
+    const [olderNeighbour, newerNeighbour] = [ids.at(-21), ids.at(-19)];
+    assert.equal(await store.deleteJob("app-1", cursor), true);
+    for (const text of [undefined, "filler"]) {
+      const older = await store.searchJobs({ ...everything, text, size: 2, before: cursor });
+      assert.equal(older.items[0]?.id, olderNeighbour, `older, text ${text}`);
+      const newer = await store.searchJobs({ ...everything, text, size: 2, after: cursor });
+      assert.equal(newer.items.at(-1)?.id, newerNeighbour, `newer, text ${text}`);
+    }
   });
 }
 

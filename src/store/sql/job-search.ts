@@ -97,11 +97,14 @@ export async function searchJobRows(
     .select("applications.name as app_name")
     .limit(search.size);
   if (ftsDriven(search, dialect)) {
-    // The cursor's own key: the page continues from there in the index's order.
-    const keyOf = (id: string) => sql<number>`(SELECT key FROM job_name_keys WHERE job_id = ${id})`;
+    // The page continues from the cursor's key in the index's order; a cursor job deleted since, from its neighbour's.
     const key = sql.ref("job_names.rowid");
-    if (search.before !== undefined) page = page.where(key, "<", keyOf(search.before)).orderBy(key, "desc");
-    else if (search.after !== undefined) page = page.where(key, ">", keyOf(search.after)).orderBy(key, "asc");
+    const olderThan = (id: string) =>
+      sql<number>`coalesce((SELECT key FROM job_name_keys WHERE job_id >= ${id} ORDER BY job_id LIMIT 1), ${Number.MAX_SAFE_INTEGER})`;
+    const newerThan = (id: string) =>
+      sql<number>`coalesce((SELECT key FROM job_name_keys WHERE job_id <= ${id} ORDER BY job_id DESC LIMIT 1), 0)`;
+    if (search.before !== undefined) page = page.where(key, "<", olderThan(search.before)).orderBy(key, "desc");
+    else if (search.after !== undefined) page = page.where(key, ">", newerThan(search.after)).orderBy(key, "asc");
     else page = page.orderBy(key, "desc").offset(search.page * search.size);
   } else if (search.before !== undefined) page = page.where("jobs.id", "<", search.before).orderBy("jobs.id", "desc");
   else if (search.after !== undefined) page = page.where("jobs.id", ">", search.after).orderBy("jobs.id", "asc");
