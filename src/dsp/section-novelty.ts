@@ -126,7 +126,7 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
 export function splitLongSegments(cuts: number[], novelty: Float64Array, ratio: number): number[] {
   const inner = cuts.slice(2, -1).map((cut, i) => cut - (cuts[i + 1] as number));
   if (inner.length < 2) return cuts;
-  const typical = [...inner].sort((a, b) => a - b)[Math.floor(inner.length / 2)] as number;
+  const typical = [...inner].sort((a, b) => a - b)[Math.floor((inner.length - 1) / 2)] as number;
   const out = [0];
   for (let i = 1; i < cuts.length; i++) {
     const from = cuts[i - 1] as number;
