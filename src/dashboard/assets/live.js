@@ -1,5 +1,6 @@
 // Live regions: an element with data-live-src="URL" has its content replaced by that URL's HTML (a fragment
-// rendered by the server) every data-live-every milliseconds (default 2000) while the page is visible.
+// rendered by the server) every data-live-every milliseconds (default 2000) while the page is visible. A
+// fragment holding [data-live-reload] means the page around it changed too (a job ended): the page reloads.
 for (const region of document.querySelectorAll("[data-live-src]")) {
   const every = Number(region.dataset.liveEvery) || 2000;
   let last = "";
@@ -16,6 +17,7 @@ for (const region of document.querySelectorAll("[data-live-src]")) {
       if (html !== last) {
         last = html;
         region.innerHTML = html;
+        if (region.querySelector("[data-live-reload]")) return window.location.reload();
         region.dataset.liveUpdated = String(Date.now());
       }
     } catch {

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { DashboardContext } from "../context.ts";
-import { view } from "../render.ts";
+import { fragment, view } from "../render.ts";
 import { styleNonce } from "../style-nonce.ts";
 import { type ResultViews, resultViews } from "./result-views.ts";
 
 type JobRequest = { Params: { id: string } };
+
+const running = (status: string) => status === "QUEUED" || status === "STARTED";
 
 /** "1:05.3": a time in a recording, to the tenth of a second. */
 const clock = (seconds: number) => {
@@ -38,13 +40,15 @@ export function jobPage(dashboard: FastifyInstance, { runtime }: DashboardContex
     const job = await find(request, reply);
     if (!job) return reply;
     const views = await resultViews(runtime, job);
+    const live = running(job.status);
     return view(request, reply, "pages/job", {
       title: job.name,
       job,
       views,
+      live,
       hasResults: job.result !== null && Object.keys(job.result).length > 0,
       styles: ["results.css"],
-      scripts: scriptsFor(views),
+      scripts: live ? [...scriptsFor(views), "live.js"] : scriptsFor(views),
       styleNonce: styleNonce(reply.raw),
       // Media fetched with CORS, as the waveforms and the mixer fetch it, so the browser caches one response
       // for both; when the object store refuses CORS, players still play (without waveforms).
@@ -54,6 +58,13 @@ export function jobPage(dashboard: FastifyInstance, { runtime }: DashboardContex
       params: JSON.stringify(job.params, null, 2),
       metadata: Object.keys(job.metadata).length > 0 ? JSON.stringify(job.metadata, null, 2) : undefined,
     });
+  });
+
+  // The live part of the page while the job runs; once it has ended, the fragment asks the page to reload.
+  dashboard.get<JobRequest>("/jobs/:id/state", async (request, reply) => {
+    const job = await find(request, reply);
+    if (!job) return reply;
+    return fragment(reply, "pages/job-state", { job, reload: !running(job.status) });
   });
 
   dashboard.get<JobRequest>("/jobs/:id/delete", async (request, reply) => {
