@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
+import { moduleThreads } from "../../src/engine/run-in-thread.ts";
+import { ProgressWriter } from "../../src/jobs/progress-writer.ts";
+import { audioToMidiModule } from "../../src/modules/audio-to-midi/index.ts";
+import { sineWav } from "../helpers/audio.ts";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-progress-"));
+after(async () => {
+  await moduleThreads.closeIdle();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("a module in a thread reports its progress as it loops (MIDI windows): rising, within 0..1", async () => {
+  const audio = path.join(dir, "tone.wav");
+  fs.writeFileSync(audio, sineWav(30, { rate: 22050, channels: 1 }));
+  const properties = audioToMidiModule.params.properties as Record<string, { default?: unknown }>;
+  const params = Object.fromEntries(
+    Object.entries(properties).flatMap(([name, schema]) => ("default" in schema ? [[name, schema.default]] : [])),
+  );
+  const reported: number[] = [];
+  const outputs = await moduleThreads.run(
+    "audio-to-midi",
+    { params, inputs: { audio }, outputDir: dir, modelsDir: dir },
+    new AbortController().signal,
+    (fraction) => reported.push(fraction),
+  );
+  assert.ok(outputs.midi, "the step finished");
+  assert.ok(reported.length >= 3, `several reports: ${reported}`);
+  assert.ok(
+    reported.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= (reported[i - 1] as number))),
+    `${reported}`,
+  );
+  assert.ok((reported.at(-1) as number) > 0.5, `it got far: ${reported}`);
+});
+
+test("progress is written at most once per interval, the latest value, and never after stop()", async () => {
+  const writes: { value: number; step: string; at: number }[] = [];
+  let inFlight = 0;
+  let overlapped = false;
+  const writer = new ProgressWriter(
+    async (value, step) => {
+      inFlight++;
+      overlapped ||= inFlight > 1;
+      writes.push({ value, step, at: performance.now() });
+      await delay(30);
+      inFlight--;
+    },
+    (error) => assert.fail(String(error)),
+    100,
+  );
+  for (let i = 1; i <= 50; i++) {
+    writer.report(i / 100, "separate");
+    await delay(5);
+  }
+  await delay(150);
+  writer.report(0.9, "encode");
+  writer.stop();
+  await delay(200);
+  assert.ok(!overlapped, "one write at a time");
+  assert.ok(writes.length >= 2 && writes.length <= 6, `${writes.length} writes for 50 reports`);
+  for (let i = 1; i < writes.length; i++) {
+    assert.ok((writes[i]?.at as number) - (writes[i - 1]?.at as number) >= 95, "spaced by the interval");
+  }
+  assert.deepEqual(writes.at(-1), { ...writes.at(-1), value: 0.5, step: "separate" }, "the latest value before stop");
+  assert.ok(!writes.some((w) => w.step === "encode"), "nothing written after stop()");
+});
