@@ -10,7 +10,8 @@
  */
 
 const WINDOW_SECONDS = 8;
-const STEP_BPM = 0.5;
+/** Candidate tempi are spaced by this ratio (1.2 BPM at 120 BPM): the beat tracker refines the tempo. */
+const STEP_RATIO = 1.01;
 
 export interface TempoOptions {
   minBpm?: number;
@@ -43,16 +44,27 @@ function scoreTempo(envelope: Float32Array, frameRate: number, bpm: number): Can
   let meanSum = 0;
   let quartileSum = 0;
   for (const start of starts) {
-    let best = { mean: -1, values: [] as number[] };
+    // The best phase by mean; only its values are kept, for the quartile.
+    let bestMean = -1;
+    let bestPhase = 0;
     for (let phase = 0; phase < period; phase++) {
-      const values: number[] = [];
-      for (let position = start + phase; position < start + window; position += period)
-        values.push(peakNear(envelope, position));
-      const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-      if (mean > best.mean) best = { mean, values };
+      let sum = 0;
+      let count = 0;
+      for (let position = start + phase; position < start + window; position += period) {
+        sum += peakNear(envelope, position);
+        count++;
+      }
+      const mean = sum / Math.max(1, count);
+      if (mean > bestMean) {
+        bestMean = mean;
+        bestPhase = phase;
+      }
     }
-    meanSum += best.mean;
-    quartileSum += quantile(best.values, 0.25);
+    const values: number[] = [];
+    for (let position = start + bestPhase; position < start + window; position += period)
+      values.push(peakNear(envelope, position));
+    meanSum += bestMean;
+    quartileSum += quantile(values, 0.25);
   }
   return { bpm, mean: meanSum / starts.length, lowerQuartile: quartileSum / starts.length };
 }
@@ -62,7 +74,7 @@ export function estimateTempo(envelope: Float32Array, frameRate: number, options
   const minBpm = options.minBpm ?? 60;
   const maxBpm = options.maxBpm ?? 200;
   const candidates: Candidate[] = [];
-  for (let bpm = minBpm * 0.97; bpm <= maxBpm * 1.03; bpm += STEP_BPM)
+  for (let bpm = minBpm * 0.97; bpm <= maxBpm * 1.03; bpm *= STEP_RATIO)
     candidates.push(scoreTempo(envelope, frameRate, bpm));
   // Local maxima of the fit, each a metrical level (beat, half, double, bar…).
   const peaks = candidates.filter(
