@@ -145,7 +145,8 @@ for (const { backend, skip } of BACKENDS)
       const job = jobs.convert;
       const response = await page.request.get(`${server.url}/dashboard/jobs/${job?.id}`);
       const csp = response.headers()["content-security-policy"] ?? "";
-      const files = backend === "distributed" ? ` ${new URL(TEST_S3.endpoint).origin}` : "";
+      // Local file URLs are signed on MIXDOWN_PUBLIC_URL, which may name this host otherwise than the page does.
+      const files = ` ${new URL(backend === "distributed" ? TEST_S3.endpoint : server.url).origin}`;
       for (const directive of ["media-src 'self'", "img-src 'self' data:", "connect-src 'self'"])
         assert.ok(csp.includes(`${directive}${files};`), `${directive}${files} in ${csp}`);
       assert.match(csp, /script-src 'self';/);
