@@ -57,7 +57,10 @@ const FUNCTION_WEIGHTS: Record<"major" | "minor", Record<string, number>> = {
   minor: { "0min": 1, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
 };
 const FOREIGN_WEIGHT = -0.3;
-/** Pieces mostly start on their tonic chord, and end on it more often still (the final cadence). */
+/**
+ * Pieces mostly start on their tonic chord, and end on its root more often still (the final cadence; only the
+ * root counts there, since a long-ringing last chord's third is the easiest part to mishear).
+ */
 const OPENING_TONIC_BONUS = 0.3;
 const CLOSING_TONIC_BONUS = 0.5;
 
@@ -72,7 +75,9 @@ function harmonicFit(chords: ChordOccurrence[], tonic: number, mode: "major" | "
   const isTonic = (chord: ChordOccurrence | undefined) =>
     chord !== undefined && chord.root === tonic && chord.quality === (mode === "major" ? "maj" : "min");
   return (
-    fit / total + (isTonic(chords[0]) ? OPENING_TONIC_BONUS : 0) + (isTonic(chords.at(-1)) ? CLOSING_TONIC_BONUS : 0)
+    fit / total +
+    (isTonic(chords[0]) ? OPENING_TONIC_BONUS : 0) +
+    (chords.at(-1)?.root === tonic ? CLOSING_TONIC_BONUS : 0)
   );
 }
 
