@@ -54,7 +54,7 @@ export interface DrumElementTake {
 }
 
 /** Renders MIDI bytes as render.ts does (float WAV, dynamic sample loading) and reads the audio back. */
-async function fluidsynthFloat(midi: Buffer, scratch: string): Promise<Float32Array[]> {
+export async function fluidsynthFloat(midi: Buffer, scratch: string): Promise<Float32Array[]> {
   await fsp.writeFile(`${scratch}.mid`, midi);
   await promisify(execFile)("fluidsynth", [
     ...["-ni", "-q", "-o", "synth.dynamic-sample-loading=1", "-O", "float", "-T", "wav"],

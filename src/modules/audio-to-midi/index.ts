@@ -24,7 +24,7 @@ export const audioToMidiModule: Module = {
         type: "number",
         minimum: 0.05,
         maximum: 0.95,
-        default: 0.5,
+        default: 0.6,
         description: "How sure the model must be that a note starts (lower finds more notes)",
       },
       frameThreshold: {
@@ -38,7 +38,7 @@ export const audioToMidiModule: Module = {
         type: "number",
         minimum: 0,
         maximum: 2000,
-        default: 127.7,
+        default: 58,
         description: "Shorter notes are dropped, milliseconds",
       },
       minFrequency: { ...PIANO_RANGE, description: "Lowest note kept, Hz (default: A0, the model's lowest)" },
@@ -66,7 +66,9 @@ export const audioToMidiModule: Module = {
     if (p.minFrequency !== undefined && p.maxFrequency !== undefined && p.minFrequency >= p.maxFrequency) {
       throw new JobFailure("BAD_INPUT", "minFrequency must be lower than maxFrequency");
     }
-    const pcm = await decodeAudio(String(ctx.inputs.audio), { sampleRate: MODEL_SAMPLE_RATE, channels: 1 }, ctx.signal);
+    const decoding = progressSpan(ctx.reportProgress, 0, 0.1);
+    const mono = { sampleRate: MODEL_SAMPLE_RATE, channels: 1, onProgress: decoding };
+    const pcm = await decodeAudio(String(ctx.inputs.audio), mono, ctx.signal);
     // Imported here, not at the top: the registry imports this file on the API thread, which must not load tfjs.
     const { transcribe } = await import("./transcribe.ts");
     ctx.reportProgress?.(0.1);
