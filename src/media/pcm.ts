@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { JobFailure } from "../jobs/job-failure.ts";
 import { mediaBinaries } from "./binaries.ts";
 import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
-import { NO_AUDIO_MESSAGE, NOT_MEDIA_MESSAGE } from "./probe.ts";
+import { NO_AUDIO_MESSAGE, NOT_MEDIA_MESSAGE, probeMedia } from "./probe.ts";
 import { lowerPriority, ToolError } from "./run-tool.ts";
 import { WAV_MAX_DATA_BYTES, writeWav16 } from "./wav.ts";
 
@@ -18,21 +18,27 @@ export const pcmLength = (pcm: Pcm): number => pcm.channels[0]?.length ?? 0;
  * Decodes the first audio stream of any file ffmpeg reads (audio or video) to float32 PCM at the requested
  * rate and channel count, the file's own where omitted. ffmpeg writes a WAV stream, whose header gives the
  * rate and channels it chose, so no probe runs first. Input that is not media, has no audio or cannot be
- * decoded is BAD_INPUT.
+ * decoded is BAD_INPUT. With `onProgress`, ffmpeg reports how far it got (`-progress` on a pipe of its own) and a
+ * probe, run alongside, gives the duration that makes it a fraction.
  */
 export function decodeAudio(
   file: string,
-  options: { sampleRate?: number; channels?: number } = {},
+  options: { sampleRate?: number; channels?: number; onProgress?: (fraction: number) => void } = {},
   signal?: AbortSignal,
 ): Promise<Pcm> {
-  const args = ["-hide_banner", "-nostdin", "-v", "error", "-i", file, "-map", "0:a:0", "-vn"];
+  const { onProgress } = options;
+  const args = ["-hide_banner", "-nostdin", "-v", "error"];
+  if (onProgress) args.push("-progress", "pipe:3", "-nostats");
+  args.push("-i", file, "-map", "0:a:0", "-vn");
   if (options.channels !== undefined) args.push("-ac", String(options.channels));
   if (options.sampleRate !== undefined) args.push("-ar", String(options.sampleRate));
   // No metadata and no encoder tag: the header is then only the format and data chunks.
   args.push("-map_metadata", "-1", "-fflags", "+bitexact", "-c:a", "pcm_f32le", "-f", "wav", "pipe:1");
   return new Promise((resolve, reject) => {
-    const child = spawn(mediaBinaries().ffmpeg, args, { stdio: ["ignore", "pipe", "pipe"], signal });
+    const stdio = onProgress ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"];
+    const child = spawn(mediaBinaries().ffmpeg, args, { stdio: stdio as ["ignore", "pipe", "pipe"], signal });
     lowerPriority(child.pid);
+    if (onProgress) followDecode(child.stdio[3] as NodeJS.ReadableStream | null, file, onProgress, signal);
     const chunks: Buffer[] = [];
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -56,6 +62,34 @@ export function decodeAudio(
       }
     });
   });
+}
+
+/** Turns ffmpeg's `-progress` lines (out_time_us=…) into fractions of the file's duration, once a probe has it. */
+function followDecode(
+  progress: NodeJS.ReadableStream | null,
+  file: string,
+  onProgress: (fraction: number) => void,
+  signal: AbortSignal | undefined,
+): void {
+  let durationUs: number | undefined;
+  probeMedia(file, signal).then(
+    (metadata) => {
+      if (metadata.durationSeconds) durationUs = metadata.durationSeconds * 1e6;
+    },
+    () => undefined, // the decode itself says what is wrong with the file
+  );
+  let pending = "";
+  progress?.setEncoding("utf8");
+  progress?.on("data", (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const done = /^out_time_us=(\d+)/.exec(line)?.[1];
+      if (done && durationUs) onProgress(Math.min(1, Number(done) / durationUs));
+    }
+  });
+  progress?.on("error", () => undefined);
 }
 
 /** The samples of a float32 WAV stream as ffmpeg writes it to a pipe (size fields unset), one array per channel. */

@@ -6,6 +6,7 @@ import { after, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { moduleThreads } from "../../src/engine/run-in-thread.ts";
 import { ProgressWriter } from "../../src/jobs/progress-writer.ts";
+import { decodeAudio } from "../../src/media/pcm.ts";
 import { audioToMidiModule } from "../../src/modules/audio-to-midi/index.ts";
 import { sineWav } from "../helpers/audio.ts";
 
@@ -36,6 +37,30 @@ test("a module in a thread reports its progress as it loops (MIDI windows): risi
     `${reported}`,
   );
   assert.ok((reported.at(-1) as number) > 0.5, `it got far: ${reported}`);
+});
+
+test("decoding reports ffmpeg's progress (-progress) as a fraction of the file's duration", async () => {
+  const audio = path.join(dir, "long.flac");
+  // Ten minutes of tone as FLAC: decoding it takes ffmpeg long enough to report several times.
+  const { execFileSync } = await import("node:child_process");
+  execFileSync("ffmpeg", [
+    "-v",
+    "error",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=16000:duration=600",
+    audio,
+  ]);
+  const reported: number[] = [];
+  const pcm = await decodeAudio(audio, { channels: 1, onProgress: (f) => reported.push(f) });
+  assert.equal(pcm.channels[0]?.length, 600 * 16000);
+  assert.ok(reported.length >= 1, "progress reported");
+  assert.ok(
+    reported.every((f, i) => f > 0 && f <= 1 && (i === 0 || f >= (reported[i - 1] as number))),
+    `${reported}`,
+  );
+  assert.ok((reported.at(-1) as number) > 0.9, `the last report is near the end: ${reported.at(-1)}`);
 });
 
 test("progress is written at most once per interval, the latest value, and never after stop()", async () => {

@@ -109,7 +109,8 @@ async function modelSettings(file: string, p: StemParams, pair: StemPair): Promi
 
 export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Record<string, unknown>> {
   const p = ctx.params as unknown as StemParams;
-  const pcm = await decodeAudio(String(ctx.inputs.audio), {}, ctx.signal);
+  const decoding = progressSpan(ctx.reportProgress, 0, 0.1);
+  const pcm = await decodeAudio(String(ctx.inputs.audio), { onProgress: decoding }, ctx.signal);
   ctx.reportProgress?.(0.1);
   const modelFile = path.join(ctx.modelsDir, p.model);
   const modelPresent = p.method !== "classical" && fs.existsSync(modelFile);

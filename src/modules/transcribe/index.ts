@@ -1,5 +1,6 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { progressSpan } from "../../engine/progress.ts";
 import type { Module } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { decodeAudio } from "../../media/pcm.ts";
@@ -62,7 +63,7 @@ export const transcribeModule: Module = {
       throw new JobFailure("BAD_INPUT", `This server cannot transcribe as asked: ${engine}`);
     const pcm = await decodeAudio(
       String(ctx.inputs.audio),
-      { sampleRate: SPEECH_SAMPLE_RATE, channels: 1 },
+      { sampleRate: SPEECH_SAMPLE_RATE, channels: 1, onProgress: progressSpan(ctx.reportProgress, 0, 0.1) },
       ctx.signal,
     );
     ctx.reportProgress?.(0.1);
