@@ -136,7 +136,7 @@ for (const { backend, skip } of BACKENDS)
       assert.equal((await server.api("POST", `/v1/job/${done.id}/cancel`)).status, 401);
     });
 
-    test("cancelling a job whose step runs ffmpeg ends the ffmpeg process", async () => {
+    test("cancelling a job whose step runs ffmpeg ends the ffmpeg process", async (t) => {
       // Ten minutes of 8 kHz mono to 48 kHz stereo MP3: ffmpeg runs for seconds on this machine.
       const id = await server.createJob(key, "mixdown/convert", {
         inputUrl: `${long.url}/long.wav`,
@@ -146,22 +146,28 @@ for (const { backend, skip } of BACKENDS)
       });
       // The step's scratch directory (and so ffmpeg's arguments) carries the job id.
       const [pid] = await waitFor("the job's ffmpeg encoding", () => processesMatching(id, "libmp3lame"));
+      const asked = performance.now();
       const cancelled = await server.api("POST", `/v1/job/${id}/cancel`, { key });
       assert.equal(cancelled.body.error?.code, "CANCELLED", JSON.stringify(cancelled.body));
       for (let i = 0; i < 100 && processesMatching(id).length > 0; i++) await delay(50);
+      // Timing is reported, not asserted (the goal, under 1 s, is a measured figure).
+      t.diagnostic(`process gone ${Math.round(performance.now() - asked)} ms after the cancel was sent`);
       assert.deepEqual(processesMatching(id), [], `ffmpeg (pid ${pid}) still runs`);
       for (let i = 0; i < 100 && scratchFiles(server).length > 0; i++) await delay(100);
       assert.deepEqual(scratchFiles(server), []);
       assert.deepEqual(await storedKeys(server, `results/${id}/`), []);
     });
 
-    test("cancelling a job whose step runs in a module thread ends the thread's child process", async () => {
+    test("cancelling a job whose step runs in a module thread ends the thread's child process", async (t) => {
       // mixdown/transcribe runs in a module thread, which starts pocketsphinx_batch on the speech it found.
       const id = await server.createJob(key, "mixdown/transcribe", { inputUrl: `${long.url}/speech.wav` });
       const [pid] = await waitFor("the job's pocketsphinx", () => processesMatching(id, "pocketsphinx_batch"), 180_000);
+      const asked = performance.now();
       const cancelled = await server.api("POST", `/v1/job/${id}/cancel`, { key });
       assert.equal(cancelled.body.error?.code, "CANCELLED", JSON.stringify(cancelled.body));
       for (let i = 0; i < 100 && processesMatching(id).length > 0; i++) await delay(50);
+      // Timing is reported, not asserted (the goal, under 1 s, is a measured figure).
+      t.diagnostic(`process gone ${Math.round(performance.now() - asked)} ms after the cancel was sent`);
       assert.deepEqual(processesMatching(id), [], `pocketsphinx (pid ${pid}) still runs`);
       for (let i = 0; i < 100 && scratchFiles(server).length > 0; i++) await delay(100);
       assert.deepEqual(scratchFiles(server), []);
