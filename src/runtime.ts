@@ -120,7 +120,10 @@ export async function createRuntime(config: Config) {
     maxBytes: config.maxUploadBytes,
   });
   const events: JobEvents & { pool?: WorkerPool } = {
-    deleted: (id) => events.pool?.cancel(id),
+    deleted: (id) => {
+      events.pool?.cancel(id);
+      runtime.jobStates.gone(id);
+    },
   };
   const jobs = new JobService(store, queue, blobs, workflows, uploads, events, {
     allowPrivateUrls: config.allowPrivateUrls,

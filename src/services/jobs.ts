@@ -189,8 +189,8 @@ export class JobService {
   /** Irreversible: stops the job if running, removes it and its stored results. */
   async delete(appId: string, id: string): Promise<void> {
     if (!(await this.store.getJobState(appId, id))) throw new ApiError("JOB_NOT_FOUND");
-    this.events.deleted(id);
     if (!(await this.store.deleteJob(appId, id))) throw new ApiError("JOB_NOT_FOUND");
+    this.events.deleted(id);
     await this.blobs.deletePrefix(`results/${id}/`);
   }
 }

@@ -36,7 +36,7 @@ for (const { backend, skip } of BACKENDS)
 
     before(async () => {
       server = await Mixdown.start(
-        { MIXDOWN_ALLOW_PRIVATE_URLS: "true", MIXDOWN_FETCH_TIMEOUT_MS: "60000" },
+        { MIXDOWN_ALLOW_PRIVATE_URLS: "true", MIXDOWN_FETCH_TIMEOUT_MS: "60000", MIXDOWN_WORKERS: "1" },
         { backend, workers: 1 },
       );
       app = await server.createApp("events-app");
@@ -129,6 +129,30 @@ for (const { backend, skip } of BACKENDS)
       assert.equal(progress.at(-1), 1);
       assert.ok(paths.includes(`/v1/job/${id}/events`));
       assert.ok(!paths.includes(`/v1/job/${id}/status`), `no polling: ${paths}`);
+    });
+
+    test("a QUEUED job's stream opens with its state at once; deleting the job ends the stream", async () => {
+      fixture.state.stall = true;
+      // The one worker is busy with a stalled job: the next one stays QUEUED.
+      const busy = await server.createJob(app.apiKey, "mixdown/convert", {
+        inputUrl: `${fixture.url}/d.wav`,
+        format: "wav",
+      });
+      const id = await server.createJob(app.apiKey, "mixdown/convert", {
+        inputUrl: `${fixture.url}/e.wav`,
+        format: "wav",
+      });
+      const stream = await openEvents(server, app.apiKey, id);
+      await waitFor("the first event", () => stream.events[0]);
+      assert.equal(stream.events[0]?.status, "QUEUED");
+      assert.equal((await server.api("DELETE", `/v1/job/${id}`, { key: app.apiKey })).status, 200);
+      await stream.ended;
+      assert.deepEqual(
+        stream.events.map((e) => e.status),
+        ["QUEUED"],
+      );
+      fixture.resume();
+      await server.waitForJob(app.apiKey, busy);
     });
 
     test("the same API-key rules as GET /job/:id", async () => {

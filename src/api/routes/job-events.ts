@@ -45,7 +45,7 @@ export function jobEventRoutes(app: FastifyInstance, { runtime }: ApiContext): v
       const appId = request.application.id;
       const stream = new JobEventStream(lastEventId(request.headers["last-event-id"]));
       // Watching before reading: a change made meanwhile is not lost (older or repeated states are dropped).
-      const unwatch = jobStates.watch(appId, id, (state) => stream.offer(state));
+      const unwatch = jobStates.watch(appId, id, (state) => (state === "gone" ? stream.end() : stream.offer(state)));
       let current: JobState;
       try {
         current = await jobs.state(appId, id);
