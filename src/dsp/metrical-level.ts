@@ -26,7 +26,7 @@ const FAST_PULSE_MAX_BPM = 520;
 /** Beats are not slower than this (a slow 6/8 counted in dotted quarters)… */
 const MIN_BEAT_BPM = 40;
 /** …nor faster than this: above it the level keeps climbing whatever the accents say. */
-const MAX_BEAT_BPM = 210;
+const MAX_BEAT_BPM = 240;
 
 export interface MetricalLevel {
   /** The beat tempo. */
@@ -50,7 +50,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Per grid point: the larger of the kick-band and snare-band onsets, each relative to its own loud hits. */
-function accents(onsets: OnsetEnvelope, grid: number[]): number[] {
+function drumAccents(onsets: OnsetEnvelope, grid: number[]): number[] {
   const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
   const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
   const kickScale = percentile(kick, 0.95) || 1;
@@ -94,7 +94,7 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
   });
   const gridSeconds = 30 / fast;
   const bpmOf = (step: number) => 60 / (gridSeconds * step);
-  const accent = accents(onsets, grid);
+  const accent = drumAccents(onsets, grid);
   let step = 1;
   let phase = 0;
   for (;;) {
@@ -145,7 +145,8 @@ function drumPatternSpansEightBeats(onsets: OnsetEnvelope, grid: number[], step:
   const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
   const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
   const repeat = (beats: number) => (autocorrelation(kick, beats * step) + autocorrelation(snare, beats * step)) / 2;
-  return repeat(8) > repeat(4) + EIGHT_BEAT_MARGIN;
+  // In three-beat meters lags 4 and 8 both cut across bars; the bar's own lags (3, 6) then repeat best.
+  return repeat(8) > repeat(4) + EIGHT_BEAT_MARGIN && repeat(8) > Math.max(repeat(3), repeat(6));
 }
 
 /**
