@@ -41,6 +41,14 @@ function meanInterval(times: number[]): number {
   });
   return num / den;
 }
+/** Time of the last onset at least half as strong as the loud ones (the 95th percentile). */
+function lastStrongOnset(strength: Float32Array, frameRate: number): number {
+  const sorted = Float32Array.from(strength).sort();
+  const threshold = 0.5 * (sorted[Math.floor(0.95 * (sorted.length - 1))] ?? 0);
+  let last = strength.length - 1;
+  while (last > 0 && (strength[last] as number) < threshold) last--;
+  return last / frameRate;
+}
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 function cosine(a: Float32Array | null, b: Float32Array | null): number {
@@ -118,6 +126,18 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
     const segment = segments[i] as (typeof segments)[number];
     if (chord) occurrences.push({ root: chord.root, quality: chord.quality, seconds: segment.end - segment.start });
   });
+  // The final sound (from the last strong onset to the end) as one more chord: the key's closing cue should
+  // not depend on a beat falling on the final hit.
+  const finalStart = lastStrongOnset(onsets.strength, onsets.frameRate);
+  const [finalChord] = recognizeChords([
+    {
+      treble: normalizeChroma(averageFrames(chroma.treble, chroma.hopSeconds, finalStart + 0.09, duration), floor),
+      bass: normalizeChroma(averageFrames(chroma.bass, chroma.hopSeconds, finalStart + 0.09, duration), floor * 0.01),
+      barStart: true,
+    },
+  ]);
+  if (finalChord)
+    occurrences.push({ root: finalChord.root, quality: finalChord.quality, seconds: duration - finalStart });
   const chords: ChordSpan[] = [];
   labels.forEach((chord, i) => {
     const segment = segments[i] as (typeof segments)[number];
