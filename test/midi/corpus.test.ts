@@ -1,0 +1,135 @@
+/**
+ * mixdown/midi's audio-to-midi module on the rendered corpus (test/corpus, issue 18 part 5): each song's comping
+ * part (piano, guitar or organ) and lead line rendered alone (test/corpus/solo-parts.ts), and the full mixture.
+ * Note F-measure as mir_eval.transcription computes it without offsets (test/midi/note-metrics.ts): pitch exact,
+ * onset within ±50 ms, one-to-one maximum matching. Solo parts are scored against that part's notes; the mixture
+ * against every pitched part (bass, comping, pad, lead, voice), with the recall of the comping and lead notes.
+ * Figures are means over tracks (MIREX style) with pooled precision and recall. Every CORPUS_MIDI_STEP-th track
+ * (4: a transcription costs ~3 s of CPU, three a track) of the held-out split; CORPUS_MIDI_SPLITS=development,held-out
+ * reports both. Asserted on the held-out split only; the decoder was tuned on the development split.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import type { ModuleContext } from "../../src/engine/types.ts";
+import { audioToMidiModule } from "../../src/modules/audio-to-midi/index.ts";
+import { corpusDir, corpusSpecs, renderedCorpus, type Split } from "../corpus/corpus.ts";
+import { compFamily, renderSoloPart } from "../corpus/solo-parts.ts";
+import { composeSong } from "../corpus/song.ts";
+import { noteScores, type TimedNote } from "./note-metrics.ts";
+
+const STEP = Number(process.env.CORPUS_MIDI_STEP ?? 4);
+const SPLITS = (process.env.CORPUS_MIDI_SPLITS ?? "held-out").split(",") as Split[];
+const PITCHED = ["bass", "comp", "pad", "lead", "voice"] as const;
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-midi-corpus-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function transcribe(file: string): Promise<TimedNote[]> {
+  const outputDir = fs.mkdtempSync(path.join(tmp, "job-"));
+  const properties = audioToMidiModule.params.properties as Record<string, { default?: unknown }>;
+  const params = Object.fromEntries(
+    Object.entries(properties).flatMap(([k, s]) => ("default" in s ? [[k, s.default]] : [])),
+  );
+  const ctx: ModuleContext = {
+    params,
+    inputs: { audio: file },
+    outputDir,
+    modelsDir: tmp,
+    signal: new AbortController().signal,
+    fetchInput: () => Promise.reject(new Error("no fetching here")),
+  };
+  const outputs = await audioToMidiModule.run(ctx);
+  return JSON.parse(fs.readFileSync(String(outputs.notes), "utf8")) as TimedNote[];
+}
+
+interface Tally {
+  /** Per track: F-measure, or recall for a part within the mixture. */
+  f: number[];
+  recallOnly: boolean;
+  matched: number;
+  reference: number;
+  estimated: number;
+}
+
+class Report {
+  readonly groups = new Map<string, Tally>();
+  add(group: string, reference: TimedNote[], estimated: TimedNote[], recallOnly = false): void {
+    const s = noteScores(reference, estimated);
+    const t = this.groups.get(group) ?? { f: [], recallOnly, matched: 0, reference: 0, estimated: 0 };
+    t.f.push(recallOnly ? s.recall : s.f);
+    t.matched += s.matched;
+    t.reference += reference.length;
+    t.estimated += estimated.length;
+    this.groups.set(group, t);
+  }
+  mean(group: string): number {
+    const f = this.groups.get(group)?.f ?? [];
+    return f.reduce((a, b) => a + b, 0) / f.length;
+  }
+  lines(): string[] {
+    return [...this.groups].map(
+      ([group, t]) =>
+        `${group}: ${this.mean(group).toFixed(3)} over ${t.f.length} tracks (pooled ${
+          t.recallOnly ? "" : `P ${(t.matched / t.estimated).toFixed(3)}, `
+        }R ${(t.matched / t.reference).toFixed(3)})`,
+    );
+  }
+}
+
+async function measure(split: Split): Promise<Report> {
+  const report = new Report();
+  for (const spec of corpusSpecs(split).filter((_, i) => i % STEP === 0)) {
+    const { truth } = composeSong(spec);
+    const notesOf = (name: string): TimedNote[] =>
+      truth.parts.find((p) => p.name === name)?.notes.map((n) => ({ pitch: n.midi, start: n.time })) ?? [];
+    const family = { comp: compFamily(truth.parts.find((p) => p.name === "comp")?.program ?? 0), lead: "lead" };
+    for (const name of ["comp", "lead"] as const) {
+      const solo = await renderSoloPart(spec, name, tmp);
+      if (!solo) continue;
+      const estimated = await transcribe(solo.file);
+      report.add(`solo ${family[name]}`, notesOf(name), estimated);
+      report.add("solo, every part", notesOf(name), estimated);
+      fs.rmSync(solo.file);
+    }
+    const mixture = await transcribe(path.join(corpusDir(), spec.id, "mixture.wav"));
+    report.add("mixture, every pitched note", PITCHED.flatMap(notesOf), mixture);
+    for (const name of ["comp", "lead"] as const)
+      if (notesOf(name).length > 0) report.add(`mixture, ${family[name]} recall`, notesOf(name), mixture, true);
+  }
+  return report;
+}
+
+for (const split of SPLITS) {
+  test(`MIDI transcription on the corpus, ${split} split (every ${STEP}th track)`, {
+    timeout: 1_800_000,
+  }, async (t) => {
+    // The mixtures: rendered (or found in the cache) by the corpus for the tracks measured.
+    const ids = new Set(
+      corpusSpecs(split)
+        .filter((_, i) => i % STEP === 0)
+        .map((s) => s.id),
+    );
+    await renderedCorpus(split, (s) => ids.has(s.id));
+    const report = await measure(split);
+    for (const line of report.lines()) t.diagnostic(line);
+    if (split !== "held-out") return;
+    // Issue 18's goal is note F >= 0.8 on solo parts. Measured on these held-out tracks: every solo part 0.784
+    // (piano 0.906, lead 0.822, guitar 0.681, organ 0.556), the mixture 0.308. Below the goal, so asserted at
+    // those figures less a margin (0.03–0.06, about one track's worth in a group of 2–10 tracks).
+    const floors: Record<string, number> = {
+      "solo, every part": 0.75,
+      "solo piano": 0.86,
+      "solo lead": 0.77,
+      "solo guitar": 0.62,
+      "solo organ": 0.5,
+      "mixture, every pitched note": 0.27,
+    };
+    for (const [group, floor] of Object.entries(floors)) {
+      if (!report.groups.has(group)) continue;
+      assert.ok(report.mean(group) >= floor, `${group}: note F ${report.mean(group).toFixed(3)} < ${floor}`);
+    }
+  });
+}
