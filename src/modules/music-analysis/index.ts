@@ -8,7 +8,7 @@ import { decodeAudio } from "../../media/pcm.ts";
 export const musicAnalysisModule: Module = {
   name: "music-analysis",
   description:
-    "Tempo, beats with their position in the bar (3/4 or 4/4), chords (major/minor triads on 12 roots, or N), key and song sections of a piece of music.",
+    "Tempo, beats with their position in the bar (2, 3 or 4 beats: 6/8, 3/4, 4/4), chords (major/minor triads on 12 roots, or N), key and song sections of a piece of music.",
   params: { type: "object", additionalProperties: false, properties: {} },
   inputs: { audio: { type: "audio", description: "Music to analyse" } },
   outputs: {
