@@ -1,10 +1,12 @@
 /**
- * Stem separation speed: HPSS drums and REPET-SIM vocals of a 3-minute 44.1 kHz stereo track, each against the
+ * Stem separation speed: HPSS drums, REPET-SIM vocals and the four stems of stems-4 (vocals, drums, bass, other)
+ * of a 3-minute 44.1 kHz stereo track, each against the
  * floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same track (same sizes),
  * measured side by side in one run. Decoding and encoding (ffmpeg) are left out of all three.
- * Goal: HPSS ≤ 3× the floor. Run: node bench/separation.ts
+ * Goals: HPSS ≤ 3× the floor, stems-4 ≤ 4× (issue 18). Run: node bench/separation.ts
  */
 import { istft, stft } from "../src/dsp/spectrogram.ts";
+import { fourStemsClassical } from "../src/modules/stems-4/index.ts";
 import { drumsByHpss } from "../src/modules/stems-drums/index.ts";
 import { analysisSize } from "../src/modules/stems-shared/masked-stem.ts";
 import { vocalsByRepetSim } from "../src/modules/stems-vocals/index.ts";
@@ -27,6 +29,7 @@ const withComplement = (target: Float32Array[]) =>
 const floorTimes: number[] = [];
 const hpssTimes: number[] = [];
 const vocalTimes: number[] = [];
+const fourTimes: number[] = [];
 const time = (fn: () => unknown) => {
   const start = performance.now();
   fn();
@@ -36,14 +39,17 @@ for (let run = 0; run < RUNS; run++) {
   floorTimes.push(time(() => mix.map((channel) => istft(stft(channel, fftSize, hop)))));
   hpssTimes.push(time(() => withComplement(drumsByHpss(pcm))));
   vocalTimes.push(time(() => withComplement(vocalsByRepetSim(pcm))));
+  fourTimes.push(time(() => fourStemsClassical(pcm)));
 }
 const floorMs = median(floorTimes);
 const hpssMs = median(hpssTimes);
 const vocalsMs = median(vocalTimes);
+const fourMs = median(fourTimes);
 const rows = [
   ["STFT + inverse STFT (floor)", floorMs],
   ["drums: HPSS", hpssMs],
   ["vocals: REPET-SIM + centre", vocalsMs],
+  ["stems-4: all four stems", fourMs],
 ] as const;
 console.log(`3-minute 44.1 kHz stereo track, STFT ${fftSize}/${hop}, ${RUNS} runs, medians (decoding excluded):`);
 console.log(`  ${"".padEnd(30)} ${"ms".padStart(8)} ${"× floor".padStart(8)} ${"× real time".padStart(12)}`);
@@ -53,6 +59,7 @@ for (const [name, ms] of rows) {
   );
 }
 console.log(`  goal: HPSS ≤ 3× the floor — ${hpssMs / floorMs <= 3 ? "met" : "NOT met"}`);
+console.log(`  goal: stems-4 ≤ 4× the floor — ${fourMs / floorMs <= 4 ? "met" : "NOT met"}`);
 console.log(
   JSON.stringify({
     bench: "separation",
@@ -61,6 +68,8 @@ console.log(
     vocalsMs,
     hpssRatio: hpssMs / floorMs,
     vocalsRatio: vocalsMs / floorMs,
+    stems4Ms: fourMs,
+    stems4Ratio: fourMs / floorMs,
     runs: RUNS,
   }),
 );

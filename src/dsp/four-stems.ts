@@ -23,8 +23,15 @@ export interface FourStemOptions {
   /** Median lengths of the harmonic/percussive split (frames, bins; odd). */
   harmonicFrames: number;
   percussiveBins: number;
-  /** A cell is harmonic where H > separationFactor · P (Driedger's β), softly: H² / (H² + (β·P)²). */
+  /**
+   * A cell is harmonic where H > β · P (Driedger's separation factor), softly: H² / (H² + (β·P)²). β is
+   * `lowSeparationFactor` up to `lowBandHz` and `separationFactor` from `highBandHz` up, log-linear between:
+   * in the low band the bass's decaying notes must stay harmonic, above it sustained noise (cymbals) is drums.
+   */
   separationFactor: number;
+  lowSeparationFactor: number;
+  lowBandHz: number;
+  highBandHz: number;
   /** Below this, a kick's or tom's decaying body (|X| − H) also counts as percussive (see hpss.ts). */
   transientBelowHz: number;
   /** Bass line f0 search range, Hz. */
@@ -42,6 +49,8 @@ export interface FourStemOptions {
   melodyTopHz: number;
   /** A melody frame is voiced when its partials hold this share of the frame's harmonic energy in range. */
   voicingShare: number;
+  /** …and at least this share of the energy of the song's median voiced frame. */
+  voicingRelative: number;
   /** Half-width of a partial's mask, bins. */
   partialWidth: number;
   /** Frames of the median that smooths an f0 track (odd). */
@@ -53,7 +62,10 @@ export interface FourStemOptions {
 export const FOUR_STEM_DEFAULTS: FourStemOptions = {
   harmonicFrames: 17,
   percussiveBins: 17,
-  separationFactor: 2,
+  separationFactor: 4,
+  lowSeparationFactor: 1.2,
+  lowBandHz: 500,
+  highBandHz: 2000,
   transientBelowHz: 200,
   bassMinHz: 30,
   bassMaxHz: 250,
@@ -64,16 +76,20 @@ export const FOUR_STEM_DEFAULTS: FourStemOptions = {
   melodyMaxHz: 1100,
   melodyHarmonics: 12,
   melodyTopHz: 6000,
-  voicingShare: 0.15,
-  partialWidth: 3,
+  voicingShare: 0.05,
+  voicingRelative: 0.3,
+  partialWidth: 4,
   smoothFrames: 5,
-  centreExponent: 2,
+  centreExponent: 1,
 };
 
 export interface FourStemMasks {
   drums: Float32Array;
   bass: Float32Array;
   vocals: Float32Array;
+  /** The f0 tracks behind the bass and vocal masks, Hz per frame (0: none). */
+  bassF0: Float64Array;
+  melodyF0: Float64Array;
 }
 
 /** Harmonic weight H^2 / (H^2 + (βP)^2) of every cell (frame-major), with the transient rule in low bins. */
@@ -82,11 +98,16 @@ export function harmonicWeight(
   frames: number,
   bins: number,
   transientBins: number,
+  binHz: number,
   options: FourStemOptions,
 ): Float32Array {
   const h = medianAcrossFrames(magnitude, frames, bins, options.harmonicFrames);
   const p = medianAcrossBins(magnitude, frames, bins, options.percussiveBins);
-  const beta = options.separationFactor;
+  const betaSquared = Float32Array.from({ length: bins }, (_, k) => {
+    const f = Math.min(options.highBandHz, Math.max(options.lowBandHz, k * binHz));
+    const x = Math.log(f / options.lowBandHz) / Math.log(options.highBandHz / options.lowBandHz);
+    return (options.lowSeparationFactor * (options.separationFactor / options.lowSeparationFactor) ** x) ** 2;
+  });
   const out = h;
   for (let t = 0; t < frames; t++) {
     for (let k = 0; k < bins; k++) {
@@ -95,11 +116,25 @@ export function harmonicWeight(
       let pv = p[i] as number;
       if (k < transientBins) pv = Math.max(pv, (magnitude[i] as number) - hv);
       const hh = hv * hv;
-      const pp = beta * beta * pv * pv;
+      const pp = (betaSquared[k] as number) * pv * pv;
       out[i] = hh + pp > 0 ? hh / (hh + pp) : 0.5;
     }
   }
   return out;
+}
+
+/** The drum mask alone (percussive + residual, 1 − harmonicWeight) of a mixture's channels. */
+export function drumMask(
+  channels: readonly Spectrogram[],
+  sampleRate: number,
+  options: FourStemOptions = FOUR_STEM_DEFAULTS,
+): Float32Array {
+  const { frames, bins, fftSize } = channels[0] as Spectrogram;
+  const binHz = sampleRate / fftSize;
+  const transientBins = Math.round(options.transientBelowHz / binHz);
+  const mask = harmonicWeight(meanMagnitude(channels), frames, bins, transientBins, binHz, options);
+  for (let i = 0; i < mask.length; i++) mask[i] = 1 - (mask[i] as number);
+  return mask;
 }
 
 /** Stereo-centre weight per cell: (2·Re(L·R*) / (|L|² + |R|²))₊^γ; 1 everywhere for mono or γ = 0. */
@@ -113,7 +148,8 @@ function centreWeight(channels: readonly Spectrogram[], gamma: number): Float32A
     const rr = right.re[i] as number;
     const ri = right.im[i] as number;
     const power = lr * lr + li * li + rr * rr + ri * ri;
-    out[i] = power > 0 ? Math.max(0, (2 * (lr * rr + li * ri)) / power) ** gamma : 1;
+    const coherence = power > 0 ? Math.max(0, (2 * (lr * rr + li * ri)) / power) : 1;
+    out[i] = gamma === 1 ? coherence : coherence ** gamma;
   }
   return out;
 }
@@ -125,10 +161,10 @@ interface F0Search {
   topHz: number;
 }
 
-/** Candidate f0s a fifth of a semitone apart. */
+/** Candidate f0s a third of a semitone apart. */
 function candidates(search: F0Search): Float64Array {
-  const count = Math.floor(60 * Math.log2(search.maxHz / search.minHz)) + 1;
-  return Float64Array.from({ length: count }, (_, i) => search.minHz * 2 ** (i / 60));
+  const count = Math.floor(36 * Math.log2(search.maxHz / search.minHz)) + 1;
+  return Float64Array.from({ length: count }, (_, i) => search.minHz * 2 ** (i / 36));
 }
 
 /**
@@ -144,31 +180,57 @@ export function predominantF0(
   smoothFrames: number,
 ): Float64Array {
   const f0s = candidates(search);
-  const weights = Float64Array.from({ length: search.harmonics }, (_, h) => 0.8 ** h);
+  const harmonics = search.harmonics;
+  const weights = Float64Array.from({ length: harmonics }, (_, h) => 0.8 ** h);
+  // The bin below each candidate's partials (−1 past the top), worked out once for all frames.
+  const partialBins = new Int32Array(f0s.length * harmonics).fill(-1);
+  f0s.forEach((f0, c) => {
+    for (let h = 1; h <= harmonics; h++) {
+      const k = Math.floor((h * f0) / binHz);
+      if (h * f0 > search.topHz || k + 1 >= bins) break;
+      partialBins[c * harmonics + h - 1] = k;
+    }
+  });
   const track = new Float64Array(frames);
   for (let t = 0; t < frames; t++) {
     const row = t * bins;
     let best = 0;
     let bestF0 = 0;
-    for (const f0 of f0s) {
+    for (let c = 0; c < f0s.length; c++) {
       let salience = 0;
-      for (let h = 1; h <= search.harmonics; h++) {
-        const f = h * f0;
-        if (f > search.topHz) break;
-        const k = Math.floor(f / binHz);
-        if (k + 1 >= bins) break;
+      for (let h = 0; h < harmonics; h++) {
+        const k = partialBins[c * harmonics + h] as number;
+        if (k < 0) break;
         const a = magnitude[row + k] as number;
         const b = magnitude[row + k + 1] as number;
-        salience += (weights[h - 1] as number) * Math.max(a, b);
+        salience += (weights[h] as number) * Math.max(a, b);
       }
       if (salience > best) {
         best = salience;
-        bestF0 = f0;
+        bestF0 = f0s[c] as number;
       }
     }
+    // A sub-octave (f0/2 of the true one) collects the true partials as its even ones, and between them (its
+    // odd ones) only the background: while the odd partials are much weaker than the even ones, go up an octave.
+    while (bestF0 > 0 && 2 * bestF0 <= search.maxHz && oddToEven(magnitude, row, bins, binHz, bestF0, search) < 0.5)
+      bestF0 *= 2;
     track[t] = bestF0;
   }
   return medianTrack(track, smoothFrames);
+}
+
+/** Mean magnitude at the odd partials of f0 over that at the even ones (the first `harmonics` partials). */
+function oddToEven(magnitude: Float32Array, row: number, bins: number, binHz: number, f0: number, search: F0Search) {
+  let odd = 0;
+  let even = 0;
+  for (let h = 1; h <= search.harmonics; h++) {
+    const k = Math.floor((h * f0) / binHz);
+    if (h * f0 > search.topHz || k + 1 >= bins) break;
+    const value = Math.max(magnitude[row + k] as number, magnitude[row + k + 1] as number);
+    if (h % 2 === 1) odd += value;
+    else even += value;
+  }
+  return even > 0 ? odd / even : 1;
 }
 
 function medianTrack(track: Float64Array, width: number): Float64Array {
@@ -215,16 +277,28 @@ export function fourStemMasks(
   const { frames, bins, fftSize } = first;
   const binHz = sampleRate / fftSize;
   const magnitude = meanMagnitude(channels);
-  const harmonic = harmonicWeight(magnitude, frames, bins, Math.round(options.transientBelowHz / binHz), options);
+  const harmonic = harmonicWeight(
+    magnitude,
+    frames,
+    bins,
+    Math.round(options.transientBelowHz / binHz),
+    binHz,
+    options,
+  );
   const centre = centreWeight(channels, options.centreExponent);
 
-  // The harmonic part's magnitude, and the same weighted to the centre for the melody.
-  const tonal = new Float32Array(magnitude.length);
-  const central = new Float32Array(magnitude.length);
-  for (let i = 0; i < tonal.length; i++) {
-    tonal[i] = (magnitude[i] as number) * (harmonic[i] as number);
-    central[i] = (tonal[i] as number) * (centre ? (centre[i] as number) : 1);
-  }
+  // The harmonic part's magnitude in the bass's bins, and everywhere weighted to the centre for the melody
+  // (in place of the magnitude: a whole-song spectrogram is tens of megabytes).
+  const lowBins = Math.min(bins, Math.ceil(options.bassTopHz / binHz) + 2);
+  const tonal = new Float32Array(frames * lowBins);
+  const central = magnitude;
+  for (let t = 0; t < frames; t++)
+    for (let k = 0; k < bins; k++) {
+      const i = t * bins + k;
+      const value = (magnitude[i] as number) * (harmonic[i] as number);
+      if (k < lowBins) tonal[t * lowBins + k] = value;
+      central[i] = centre ? value * (centre[i] as number) : value;
+    }
   const bassSearch = {
     minHz: options.bassMinHz,
     maxHz: options.bassMaxHz,
@@ -237,12 +311,13 @@ export function fourStemMasks(
     harmonics: options.melodyHarmonics,
     topHz: options.melodyTopHz,
   };
-  const bassF0 = predominantF0(tonal, frames, bins, binHz, bassSearch, options.smoothFrames);
+  const bassF0 = predominantF0(tonal, frames, lowBins, binHz, bassSearch, options.smoothFrames);
   const melodyF0 = predominantF0(central, frames, bins, binHz, melodySearch, options.smoothFrames);
 
   const bassWeight = new Float32Array(magnitude.length);
   const voiceWeight = new Float32Array(magnitude.length);
   const allBass = Math.round(options.bassAllBelowHz / binHz);
+  const melodyEnergy = new Float64Array(frames);
   const melodyLow = Math.floor(options.melodyMinHz / binHz);
   const melodyHigh = Math.min(bins - 1, Math.ceil(options.melodyTopHz / binHz));
   for (let t = 0; t < frames; t++) {
@@ -258,15 +333,30 @@ export function fourStemMasks(
       let on = 0;
       let all = 0;
       for (let k = melodyLow; k <= melodyHigh; k++) {
-        const e = (central[row + k] as number) ** 2;
+        const c = central[row + k] as number;
+        const e = c * c;
         all += e;
         on += e * (voiceWeight[row + k] as number);
       }
-      if (on < options.voicingShare * all) voiceWeight.fill(0, row, row + bins);
+      if (on < options.voicingShare * all) {
+        voiceWeight.fill(0, row, row + bins);
+        melodyF0[t] = 0;
+      } else melodyEnergy[t] = on;
+    }
+  }
+  // Voicing across the song (as Salamon & Gómez filter contours by salience): frames whose melody is much
+  // weaker than the song's typical melody frame are accompaniment alone.
+  const voiced = [...melodyEnergy].filter((e) => e > 0).sort((a, b) => a - b);
+  const typical = voiced[voiced.length >> 1] ?? 0;
+  for (let t = 0; t < frames; t++) {
+    const e = melodyEnergy[t] as number;
+    if (e > 0 && e < options.voicingRelative * typical) {
+      voiceWeight.fill(0, t * bins, (t + 1) * bins);
+      melodyF0[t] = 0;
     }
   }
 
-  const drums = new Float32Array(magnitude.length);
+  const drums = harmonic;
   for (let i = 0; i < drums.length; i++) {
     const h = harmonic[i] as number;
     drums[i] = 1 - h;
@@ -280,5 +370,5 @@ export function fourStemMasks(
     bassWeight[i] = h * b;
     voiceWeight[i] = h * v;
   }
-  return { drums, bass: bassWeight, vocals: voiceWeight };
+  return { drums, bass: bassWeight, vocals: voiceWeight, bassF0, melodyF0 };
 }

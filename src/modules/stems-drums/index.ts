@@ -1,22 +1,14 @@
-import { HPSS_DEFAULTS, percussiveMask } from "../../dsp/hpss.ts";
-import { meanMagnitude, type Spectrogram } from "../../dsp/spectrogram.ts";
+import { drumMask } from "../../dsp/four-stems.ts";
 import type { Module } from "../../engine/types.ts";
 import type { Pcm } from "../../media/pcm.ts";
 import { maskedStem } from "../stems-shared/masked-stem.ts";
 import { runStems, type StemPair, stemAvailability, stemParams } from "../stems-shared/run-stems.ts";
 
-/** Below this, a kick's body is too narrow-band for the median across frequency (see hpss.ts). */
-const TRANSIENT_BELOW_HZ = 200;
-
-/** The drums of a recording by HPSS, one signal per channel (one mask for all channels). */
-export const drumsByHpss = (pcm: Pcm): Float32Array[] =>
-  maskedStem(pcm, (specs) => {
-    const { frames, bins, fftSize } = specs[0] as Spectrogram;
-    return percussiveMask(meanMagnitude(specs), frames, bins, {
-      ...HPSS_DEFAULTS,
-      transientBins: Math.round((TRANSIENT_BELOW_HZ * fftSize) / pcm.sampleRate),
-    });
-  });
+/**
+ * The drums of a recording by harmonic/percussive/residual separation (dsp/four-stems.ts: Fitzgerald's median
+ * filters, with Driedger's residual, cymbals and hi-hats included, given to the drums), one signal per channel.
+ */
+export const drumsByHpss = (pcm: Pcm): Float32Array[] => maskedStem(pcm, (specs) => drumMask(specs, pcm.sampleRate));
 
 const pair: StemPair = {
   target: "drums",
@@ -29,7 +21,7 @@ const pair: StemPair = {
 export const stemsDrumsModule: Module = {
   name: "stems-drums",
   description:
-    "Splits audio into drums and everything else. With an ONNX separation model in the models directory it runs the model; otherwise median-filtering harmonic/percussive separation (Fitzgerald 2010) with soft masks. The two stems add up to the input.",
+    "Splits audio into drums and everything else. With an ONNX separation model in the models directory it runs the model; otherwise median-filtering harmonic/percussive separation (Fitzgerald 2010) with the noise-like residual counted as drums (Driedger et al. 2014), soft masks. The two stems add up to the input.",
   params: stemParams(pair),
   inputs: { audio: { type: "audio", description: "Audio to separate" } },
   outputs: {
