@@ -106,7 +106,7 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   const change = beatSegments.map((s, i) =>
     i === 0 ? 0 : 1 - cosine(beatSegments[i - 1]?.trebleN ?? null, s.trebleN),
   );
-  const meters = beatDividesInThree(onsets, beatTimes) ? ([2, 4] as const) : ([3, 4] as const);
+  const meters = beatDividesInThree(onsets, beatTimes) ? ([2, 3, 4] as const) : ([3, 4] as const);
   const { meter, firstDownbeat } = findDownbeats(
     { all: atBeats(onsets.strength), low: atBeats(onsets.low), mid: atBeats(onsets.mid), change },
     meters,

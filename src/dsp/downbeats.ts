@@ -28,7 +28,7 @@ export type Meter = 2 | 3 | 4;
 /**
  * The (meter, phase) whose downbeats stand out most on a cue: kick on the downbeat, snare off it (the
  * backbeat), chords changing at the bar line. `meters` are the candidates: 3 or 4 beats for beats that divide
- * in two, 2 or 4 (6/8, 12/8) for beats that divide in three.
+ * in two, 2, 3 or 4 (6/8, 9/8, 12/8) for beats that divide in three.
  */
 export function findDownbeats(
   cues: DownbeatCues,
