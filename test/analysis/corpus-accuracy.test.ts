@@ -74,7 +74,7 @@ function summarise(rows: Row[]) {
 
 /**
  * Measured (development / held-out): tempo 1.000 / 0.825, octave errors 0 / 0.10, beat F 0.949 / 0.872,
- * downbeat F 0.902 / 0.684, key 1.000 / 0.975, MIREX 1.000 / 0.975, chords 0.764 / 0.740. When the corpus was
+ * downbeat F 0.892 / 0.670, key 1.000 / 0.975, MIREX 1.000 / 0.975, chords 0.762 / 0.741. When the corpus was
  * added: tempo 0.617 / 0.60, octave errors 0.333 / 0.35, beat F 0.776 / 0.731, downbeat F 0.615 / 0.544, key
  * 0.85 / 0.85 (MIREX 0.86 / 0.857), chords 0.72 / 0.75.
  */
