@@ -72,7 +72,10 @@ export class JobStateHub {
   }
 
   private dispatch(state: JobState | undefined): void {
-    if (!state) return this.recheck();
+    if (!state) {
+      this.recheck();
+      return;
+    }
     const watch = this.watches.get(state.id);
     if (watch?.appId === state.appId) for (const listener of watch.listeners) listener(state);
   }

@@ -6,13 +6,15 @@ import { view } from "../render.ts";
 const WRONG = "Wrong name or password.";
 const SITE = "http://mixdown.invalid";
 
+const hasControlCharacter = (text: string) => [...text].some((c) => c < " ");
+
 /**
  * Where to go after signing in: the dashboard page the operator asked for (`next`), as a path of this site, or the
  * dashboard's home for anything else (another site, `//host`, `/\host`, a path outside the dashboard, the sign-in or
  * setup pages): the parameter can be set by anyone who sends a link, so it must not redirect off-site.
  */
 export function nextPage(raw: unknown): string {
-  if (typeof raw !== "string" || raw.length > 2000 || /[\\\u0000-\u001f]/.test(raw)) return PREFIX;
+  if (typeof raw !== "string" || raw.length > 2000 || raw.includes("\\") || hasControlCharacter(raw)) return PREFIX;
   if (!(raw === PREFIX || raw.startsWith(`${PREFIX}/`) || raw.startsWith(`${PREFIX}?`))) return PREFIX;
   const url = new URL(raw, SITE);
   const inside = url.pathname === PREFIX || url.pathname.startsWith(`${PREFIX}/`);
