@@ -12,7 +12,7 @@ export interface Received {
 
 /**
  * A webhook receiver on loopback: records every request; answers per path from `script[path]`: the n-th attempt
- * of one message (webhook-id) gets its n-th status, the last repeating (200 by default).
+ * of one message (webhook-id) gets its n-th status, the last repeating (200 by default); status 0 never answers.
  */
 export async function startReceiver() {
   const received: Received[] = [];
@@ -26,7 +26,8 @@ export async function startReceiver() {
       const earlier = received.filter((r) => r.headers["webhook-id"] === headers["webhook-id"]).length;
       received.push({ path, headers, body: Buffer.concat(chunks).toString(), at: Date.now() });
       const statuses = script.get(path) ?? [200];
-      response.writeHead(statuses[Math.min(earlier, statuses.length - 1)] ?? 200).end();
+      const status = statuses[Math.min(earlier, statuses.length - 1)] ?? 200;
+      if (status !== 0) response.writeHead(status).end();
     });
   });
   return {

@@ -163,6 +163,17 @@ for (const { backend, skip } of BACKENDS)
       assert.match(delivery.lastError, /HTTP 502/);
     });
 
+    test("a receiver that does not answer within 10 s: the attempt counts as failed and the delivery is retried", async () => {
+      receiver.script.set("/silent", [0, 200]);
+      const { app } = await appWithEndpoint("/silent");
+      const id = await convert(app);
+      const [first, second] = await receiver.waitFor("/silent", id, "job.succeeded", 2, 40_000);
+      assert.ok((second?.at ?? 0) - (first?.at ?? 0) >= 9_900, "the second attempt came after the 10 s timeout");
+      const delivery = await settled(app.id, id, "job.succeeded");
+      assert.equal(delivery.status, "DELIVERED");
+      assert.equal(delivery.attempts, 2);
+    });
+
     test("410 Gone disables the endpoint: later events are not sent to it", async () => {
       receiver.script.set("/gone", [410]);
       const { app, endpoint } = await appWithEndpoint("/gone");
