@@ -206,6 +206,21 @@ for (const { backend, skip } of BACKENDS)
       assert.throws(() => verify(rotated.secret, next as never));
     });
 
+    test("a node that dies in the middle of a delivery: once its lease has run out the delivery is made again", async () => {
+      receiver.script.set("/midway", [0, 200]);
+      const { app, endpoint } = await appWithEndpoint("/midway");
+      const id = await convert(app);
+      const [first] = await receiver.waitFor("/midway", id, "job.succeeded");
+      await server.stop("SIGKILL");
+      await server.launch();
+      // The dead node's 30 s lease on the delivery must run out first.
+      const [, second] = await receiver.waitFor("/midway", id, "job.succeeded", 2, 90_000);
+      assert.equal(second?.headers["webhook-id"], first?.headers["webhook-id"], "the same message again");
+      assert.equal(verify(endpoint.secret, second as never).data.status, "SUCCEEDED");
+      const delivery = await settled(app.id, id, "job.succeeded");
+      assert.equal(delivery.status, "DELIVERED");
+    });
+
     test("events written before a crash are delivered after the restart", async () => {
       const { app, endpoint } = await appWithEndpoint("/restart");
       await server.stop("SIGKILL");
