@@ -37,17 +37,11 @@ const DEFAULTS_WORKFLOW = {
   outputs: { output: "$steps.encode.audio" },
 };
 
-/** Waits until the job page shows a final status; reloads only if the page has no live region of its own. */
+/** Waits until the job page shows a final status: the page follows its job by itself (and reloads when it ends). */
 async function finalStatus(page: Page): Promise<string> {
-  const status = page.locator(".facts .status").first();
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    const text = (await status.innerText()).trim();
-    if (text === "SUCCEEDED" || text === "FAILED") return text;
-    await page.waitForTimeout(500);
-    if ((await page.locator("[data-live-src]").count()) === 0) await page.reload();
-  }
-  throw new Error("the job did not finish within 90 s");
+  const final = page.locator(".facts .status", { hasText: /^(SUCCEEDED|FAILED)$/ });
+  await final.waitFor({ timeout: 90_000 });
+  return (await final.innerText()).trim();
 }
 
 /** Uploads `bytes` through the drop zone of the field, dropped as a file is; returns the percentages shown. */
