@@ -5,7 +5,7 @@ import type { JobError, JobResult, JobState, NewJob } from "../../domain.ts";
 import type { CancelOutcome, ClaimedJob, EarlierRequest, JobQueue } from "../job-queue.ts";
 import { idempotencyStatements, KeyAlreadyUsed } from "../sql/idempotency.ts";
 import { endEventType, insertJobEvent, JOB_EVENT_CHANNEL } from "../sql/job-events.ts";
-import { JOB_STATE_COLUMNS, type JobStateRow } from "../sql/job-state-row.ts";
+import { cancelledJobColumns, JOB_STATE_COLUMNS, type JobStateRow } from "../sql/job-state-row.ts";
 import { type Database, newJobRow } from "../sql/schema.ts";
 import { JOB_STATES_CHANNEL, notifyState, notifyStateOf, parseStatePayload } from "./job-states.ts";
 import { listen } from "./listen.ts";
@@ -285,14 +285,7 @@ export class PgBossJobQueue implements JobQueue {
       const update = this.db
         .with("inputs", (db) => db.deleteFrom("job_inputs").where("job_id", "=", jobId))
         .updateTable("jobs")
-        .set({
-          status: "FAILED",
-          result: null,
-          error: JSON.stringify(error),
-          completed_at: new Date().toISOString(),
-          step: null,
-          revision: sql`revision + 1`,
-        })
+        .set(cancelledJobColumns(error))
         .where("app_id", "=", appId)
         .where("id", "=", jobId)
         .where("status", "in", ["QUEUED", "STARTED"])

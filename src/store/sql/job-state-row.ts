@@ -1,4 +1,5 @@
-import type { JobState, JobStatus } from "../../domain.ts";
+import { sql } from "kysely";
+import type { JobError, JobState, JobStatus } from "../../domain.ts";
 
 /** The jobs columns a job's state is made of (for RETURNING and SELECT). */
 export const JOB_STATE_COLUMNS = ["id", "app_id", "status", "progress", "step", "revision"] as const;
@@ -19,6 +20,16 @@ export const toJobState = (row: JobStateRow): JobState => ({
   progress: Number(row.progress),
   step: row.step,
   revision: Number(row.revision),
+});
+
+/** What a cancel writes into the job's row, on either queue: FAILED with `error`, its state one revision on. */
+export const cancelledJobColumns = (error: JobError) => ({
+  status: "FAILED" as const,
+  result: null,
+  error: JSON.stringify(error),
+  completed_at: new Date().toISOString(),
+  step: null,
+  revision: sql<number>`revision + 1`,
 });
 
 /** How long an Idempotency-Key holds: an older one counts as unused. */

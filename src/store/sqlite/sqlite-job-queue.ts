@@ -3,7 +3,7 @@ import type { JobError, JobResult, JobState, NewJob } from "../../domain.ts";
 import type { CancelOutcome, ClaimedJob, EarlierRequest, JobQueue } from "../job-queue.ts";
 import { idempotencyStatements, KeyAlreadyUsed } from "../sql/idempotency.ts";
 import { endEventType, insertJobEvent } from "../sql/job-events.ts";
-import { JOB_STATE_COLUMNS, toJobState } from "../sql/job-state-row.ts";
+import { cancelledJobColumns, JOB_STATE_COLUMNS, toJobState } from "../sql/job-state-row.ts";
 import { type Database, newJobRow } from "../sql/schema.ts";
 
 /** The embedded queue: a job_queue row per unfinished job, leased by the worker running it. */
@@ -217,14 +217,7 @@ export class SqliteJobQueue implements JobQueue {
     const outcome = await this.db.transaction().execute(async (tx): Promise<CancelOutcome> => {
       const row = await tx
         .updateTable("jobs")
-        .set({
-          status: "FAILED",
-          result: null,
-          error: JSON.stringify(error),
-          completed_at: new Date().toISOString(),
-          step: null,
-          revision: sql`revision + 1`,
-        })
+        .set(cancelledJobColumns(error))
         .where("app_id", "=", appId)
         .where("id", "=", jobId)
         .where("status", "in", ["QUEUED", "STARTED"])
