@@ -1,22 +1,11 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 import { chromiumUnavailable, launchChromium } from "./browser.ts";
-import { OPERATOR_PASSWORD } from "./operator-session.ts";
-
-function addOperator(server: Mixdown, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
-      env: { ...process.env, ...server.env },
-    });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
-    child.stdin?.end(`${OPERATOR_PASSWORD}\n`);
-  });
-}
+import { signInFirstOperator } from "./operator-session.ts";
 
 // A job's page follows the job while it waits and runs, and shows its results once it ends, with nobody reloading.
 for (const { backend, skip } of BACKENDS)
@@ -29,16 +18,11 @@ for (const { backend, skip } of BACKENDS)
     before(async () => {
       // No worker at first, so the job stays queued while the page is open.
       server = await Mixdown.start({ MIXDOWN_WORKERS: "0" }, { backend, workers: 0 });
-      await addOperator(server, "admin");
       app = await server.createApp("Live");
       browser = await launchChromium();
       page = await browser.newPage();
       page.setDefaultTimeout(10_000);
-      await page.goto(`${server.url}/dashboard/sign-in`);
-      await page.getByLabel("Name").fill("admin");
-      await page.getByLabel("Password").fill(OPERATOR_PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.waitForURL("**/dashboard/applications");
+      await signInFirstOperator(server, page);
     });
     after(async () => {
       await browser?.close();
