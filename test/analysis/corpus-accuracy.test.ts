@@ -12,65 +12,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../../src/dsp/analyze-music.ts";
-import { decodeAudio } from "../../src/media/pcm.ts";
-import { type RenderedTrack, renderedCorpus, type Split } from "../corpus/corpus.ts";
-import { chordOverlap, fMeasure, keyScore, tempoVerdict } from "../helpers/mir-metrics.ts";
-
-interface Row {
-  id: string;
-  groove: string;
-  meter: string;
-  truthBpm: number;
-  bpm: number;
-  tempo: "correct" | "octave" | "wrong";
-  beatF: number;
-  downbeatF: number;
-  key: string;
-  keyScore: number;
-  chordOverlap: number;
-}
-
-async function evaluate(track: RenderedTrack): Promise<Row> {
-  const pcm = await decodeAudio(track.mixture, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
-  const analysis = analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
-  const { truth } = track;
-  const downbeats = (beats: { time: number; beatNum: number }[]) =>
-    beats.filter((b) => b.beatNum === 1).map((b) => b.time);
-  return {
-    id: track.id,
-    groove: truth.groove,
-    meter: `${truth.meter}→${analysis.meter}`,
-    truthBpm: truth.bpm,
-    bpm: Math.round(analysis.bpm * 10) / 10,
-    tempo: tempoVerdict(truth.bpm, analysis.bpm, 0.04),
-    beatF: fMeasure(
-      truth.beats.map((b) => b.time),
-      analysis.beats.map((b) => b.time),
-    ),
-    downbeatF: fMeasure(downbeats(truth.beats), downbeats(analysis.beats)),
-    key: `${truth.key}→${analysis.key.name}`,
-    keyScore: keyScore(truth.key, analysis.key.name),
-    chordOverlap: chordOverlap(truth.chords, analysis.chords),
-  };
-}
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
-function summarise(rows: Row[]) {
-  const share = (predicate: (r: Row) => boolean) => round3(rows.filter(predicate).length / rows.length);
-  const mean = (pick: (r: Row) => number) => round3(rows.reduce((a, r) => a + pick(r), 0) / rows.length);
-  return {
-    tracks: rows.length,
-    tempoWithin4Percent: share((r) => r.tempo === "correct"),
-    octaveErrors: share((r) => r.tempo === "octave"),
-    beatF: mean((r) => r.beatF),
-    downbeatF: mean((r) => r.downbeatF),
-    keyExact: share((r) => r.keyScore === 1),
-    keyMirex: mean((r) => r.keyScore),
-    chordOverlap: mean((r) => r.chordOverlap),
-  };
-}
+import { type AssertedSplit, renderedCorpus, type Split } from "../corpus/corpus.ts";
+import { evaluate, type Row, round3, summarise } from "./corpus-evaluation.ts";
 
 /**
  * Measured (development / held-out): tempo 1.000 / 0.825, octave errors 0 / 0.10, beat F 0.949 / 0.872,
@@ -78,7 +21,7 @@ function summarise(rows: Row[]) {
  * added: tempo 0.617 / 0.60, octave errors 0.333 / 0.35, beat F 0.776 / 0.731, downbeat F 0.615 / 0.544, key
  * 0.85 / 0.85 (MIREX 0.86 / 0.857), chords 0.72 / 0.75.
  */
-const FLOORS: Record<Split, ReturnType<typeof summarise>> = {
+const FLOORS: Record<AssertedSplit, ReturnType<typeof summarise>> = {
   development: {
     tracks: 60,
     tempoWithin4Percent: 0.96,

@@ -14,7 +14,7 @@ import type { SongSpec } from "./song.ts";
 import { corpusSpecs, type Split } from "./specs.ts";
 import type { CorpusTruth, Stem } from "./types.ts";
 
-export { corpusSpecs, SPLITS, type Split } from "./specs.ts";
+export { type AssertedSplit, corpusSpecs, SPLITS, type Split } from "./specs.ts";
 
 export interface RenderedTrack {
   id: string;
