@@ -8,126 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { istft, magnitudes, stft } from "../../src/dsp/spectrogram.ts";
-import { fourStemsClassical } from "../../src/modules/stems-4/index.ts";
 import { drumsByHpss } from "../../src/modules/stems-drums/index.ts";
-import { analysisSize } from "../../src/modules/stems-shared/masked-stem.ts";
-import { vocalsByRepetSim } from "../../src/modules/stems-vocals/index.ts";
-import { sdr } from "../helpers/sdr.ts";
-import { type AssertedSplit, type RenderedTrack, renderedCorpus, type Split } from "./corpus.ts";
+import type { AssertedSplit } from "./corpus.ts";
 import { drumElementTakes } from "./drum-elements.ts";
-import { readWav16 } from "./wav16.ts";
+import { FOUR_STEM_NAMES, SAMPLE_RATE, type Stereo, scoreSplit, subtract, TRACK_STEP } from "./separation-scoring.ts";
 
-const SAMPLE_RATE = 44100;
-/**
- * Every TRACK_STEP-th track of each split (separation costs ~2 s of CPU a track, ten times the analysis);
- * CORPUS_SEPARATION_STEP=1 evaluates every track (figures only).
- */
-const TRACK_STEP = 10;
 const step = Number(process.env.CORPUS_SEPARATION_STEP ?? TRACK_STEP);
-
-type Stereo = Float32Array[];
-const add = (...parts: Stereo[]): Stereo =>
-  (parts[0] as Stereo).map((_, c) => {
-    const out = new Float32Array((parts[0] as Stereo)[c]?.length ?? 0);
-    for (const part of parts) {
-      const channel = part[c] as Float32Array;
-      for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) + (channel[i] as number);
-    }
-    return out;
-  });
-const subtract = (a: Stereo, b: Stereo): Stereo =>
-  a.map((channel, c) => channel.map((v, i) => v - ((b[c] as Float32Array)[i] as number)));
-
-/** The target's stem by the oracle ideal ratio mask, channel by channel. */
-function oracle(mix: Stereo, target: Stereo, rest: Stereo): Stereo {
-  const { fftSize, hop } = analysisSize(SAMPLE_RATE);
-  return mix.map((channel, c) => {
-    const t = magnitudes(stft(target[c] as Float32Array, fftSize, hop));
-    const r = magnitudes(stft(rest[c] as Float32Array, fftSize, hop));
-    const mask = t.map((v, i) => {
-      const power = v * v + (r[i] as number) ** 2;
-      return power > 0 ? (v * v) / power : 0.5;
-    });
-    return istft(stft(channel, fftSize, hop), mask);
-  });
-}
-
-interface Figures {
-  target: number;
-  rest: number;
-  oracleTarget: number;
-  oracleRest: number;
-  /** The mixture itself taken as each stem: what a separator must beat. */
-  mixtureTarget: number;
-  mixtureRest: number;
-}
-
-function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): Figures {
-  const ideal = oracle(mix, target, rest);
-  return {
-    target: sdr(estimate, target),
-    rest: sdr(subtract(mix, estimate), rest),
-    oracleTarget: sdr(ideal, target),
-    oracleRest: sdr(subtract(mix, ideal), rest),
-    mixtureTarget: sdr(mix, target),
-    mixtureRest: sdr(mix, rest),
-  };
-}
-
-async function separate(track: RenderedTrack) {
-  const [mix, drums, bass, vocals, other] = await Promise.all(
-    [track.mixture, track.stems.drums, track.stems.bass, track.stems.vocals, track.stems.other].map((f) =>
-      readWav16(f),
-    ),
-  );
-  const pcm = { sampleRate: SAMPLE_RATE, channels: mix as Stereo };
-  const four = fourStemsClassical(pcm);
-  const sources = { drums, bass, vocals, other } as Record<string, Stereo>;
-  const stems4 = Object.fromEntries(
-    (["drums", "bass", "vocals", "other"] as const).map((name) => [
-      name,
-      figures(mix as Stereo, sources[name] as Stereo, subtract(mix as Stereo, sources[name] as Stereo), four[name]),
-    ]),
-  ) as Record<FourStem, Figures>;
-  return {
-    stems4,
-    drums: figures(
-      mix as Stereo,
-      drums as Stereo,
-      add(bass as Stereo, vocals as Stereo, other as Stereo),
-      drumsByHpss(pcm),
-    ),
-    vocals: figures(
-      mix as Stereo,
-      vocals as Stereo,
-      add(drums as Stereo, bass as Stereo, other as Stereo),
-      vocalsByRepetSim(pcm),
-    ),
-  };
-}
-
-type FourStem = "drums" | "bass" | "vocals" | "other";
-
-const round2 = (x: number) => Math.round(x * 100) / 100;
-
-function summary(list: Figures[]) {
-  const mean = (pick: (f: Figures) => number) => list.reduce((a, f) => a + pick(f), 0) / list.length;
-  const target = mean((f) => f.target);
-  const rest = mean((f) => f.rest);
-  const oracleTarget = mean((f) => f.oracleTarget);
-  const oracleRest = mean((f) => f.oracleRest);
-  return {
-    mixtureAsTarget: round2(mean((f) => f.mixtureTarget)),
-    mixtureAsRest: round2(mean((f) => f.mixtureRest)),
-    target: round2(target),
-    oracleTarget: round2(oracleTarget),
-    targetRatio: round2(target / oracleTarget),
-    rest: round2(rest),
-    oracleRest: round2(oracleRest),
-    restRatio: round2(rest / oracleRest),
-  };
-}
 
 /**
  * Mean SDRs (dB) measured when the corpus was added, less a margin: stems-drums drums / other, then
@@ -147,7 +33,7 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
  * (10.10 / 14.86), other 1.84 / −5.57 (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals
  * and other ≥ 0.6 × oracle) are far from reached: 0.11–0.23 of the oracle on development, negative held-out.
  */
-const STEMS4_FLOORS: Record<AssertedSplit, Record<FourStem, number>> = {
+const STEMS4_FLOORS: Record<AssertedSplit, Record<(typeof FOUR_STEM_NAMES)[number], number>> = {
   development: { drums: 0.6, bass: 2, vocals: 0.8, other: 1.3 },
   "held-out": { drums: 1.5, bass: -2.3, vocals: -9.7, other: -6.1 },
 };
@@ -179,43 +65,17 @@ const DRUM_ELEMENT_FLOORS: Record<string, number> = {
 
 for (const split of ["development", "held-out"] as const) {
   test(`stems-drums and stems-vocals-accompaniment on the rendered corpus, ${split} split`, async (t) => {
-    const tracks = (await renderedCorpus(split)).filter((_, i) => i % step === 0);
-    const drums: Figures[] = [];
-    const vocals: Figures[] = [];
-    const four: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };
-    for (const track of tracks) {
-      const r = await separate(track);
-      drums.push(r.drums);
-      vocals.push(r.vocals);
-      for (const name of Object.keys(four) as FourStem[]) four[name].push(r.stems4[name]);
-      const fixed = (f: Figures) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round2(v)]));
-      t.diagnostic(
-        `${track.id} (${track.truth.groove}): ${JSON.stringify({ drums: fixed(r.drums), vocals: fixed(r.vocals) })}`,
-      );
-      t.diagnostic(
-        `${track.id} stems-4 (estimate / oracle dB): ${Object.entries(r.stems4)
-          .map(([name, f]) => `${name} ${f.target.toFixed(2)} / ${f.oracleTarget.toFixed(2)}`)
-          .join(", ")}`,
-      );
-    }
-    const d = summary(drums);
-    const v = summary(vocals);
-    t.diagnostic(`summary ${split}, ${tracks.length} tracks: stems-drums ${JSON.stringify(d)}`);
-    t.diagnostic(`summary ${split}, ${tracks.length} tracks: stems-vocals-accompaniment ${JSON.stringify(v)}`);
-    const s4 = Object.fromEntries(
-      Object.entries(four).map(([name, list]) => {
-        const { target, oracleTarget, targetRatio, mixtureAsTarget } = summary(list);
-        return [name, { sdr: target, oracle: oracleTarget, ratio: targetRatio, mixture: mixtureAsTarget }];
-      }),
-    ) as Record<FourStem, { sdr: number; oracle: number; ratio: number; mixture: number }>;
-    t.diagnostic(`summary ${split}, ${tracks.length} tracks: stems-4 ${JSON.stringify(s4)}`);
+    const { tracks, drums: d, vocals: v, stems4: s4 } = await scoreSplit(split, step, (line) => t.diagnostic(line));
+    t.diagnostic(`summary ${split}, ${tracks} tracks: stems-drums ${JSON.stringify(d)}`);
+    t.diagnostic(`summary ${split}, ${tracks} tracks: stems-vocals-accompaniment ${JSON.stringify(v)}`);
+    t.diagnostic(`summary ${split}, ${tracks} tracks: stems-4 ${JSON.stringify(s4)}`);
     const floor = FLOORS[split];
     if (step !== TRACK_STEP) return; // another subset: figures only
     assert.ok(d.target >= floor.drums, `drums ${JSON.stringify(d)}`);
     assert.ok(d.rest >= floor.other, `other ${JSON.stringify(d)}`);
     assert.ok(v.target >= floor.vocals, `vocals ${JSON.stringify(v)}`);
     assert.ok(v.rest >= floor.accompaniment, `accompaniment ${JSON.stringify(v)}`);
-    for (const name of Object.keys(s4) as FourStem[]) {
+    for (const name of FOUR_STEM_NAMES) {
       const want = STEMS4_FLOORS[split][name];
       assert.ok(s4[name].sdr >= want, `stems-4 ${name}: ${JSON.stringify(s4[name])}, floor ${want} dB`);
     }
