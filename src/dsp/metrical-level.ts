@@ -8,7 +8,9 @@
  * level climbs: from a level of k grid steps, grouping its pulses by 2 or by 3 is accepted when one pulse of
  * each group carries clearly more accent than the others (the hi-hat subdivisions between kick and snare
  * hits), and refused when the group's pulses are about equally accented (kick and snare alternating on every
- * beat: grouping them would put the backbeat between beats). This is the drum-pattern reasoning of Goto 2001
+ * beat: grouping them would put the backbeat between beats). It is refused too when another pulse of the group
+ * carries about as much snare-band onset as the strongest one: the backbeat marks beats, so a louder kick and bass
+ * on 1 and 3 must not fold the snare's 2 and 4 into the off-beats (the half-tempo error of rock and shuffle). This is the drum-pattern reasoning of Goto 2001
  * ("An audio-based real-time beat tracking system for music with or without drum-sounds", JNMR 30(2): snare
  * and bass drum on beats, the hi-hat between) and the tatum–tactus–measure hierarchy of Klapuri, Eronen &
  * Astola 2006 ("Analysis of the meter of acoustic musical signals", IEEE TASLP 14(1)), in a simple form.
@@ -49,38 +51,51 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.floor(p * (sorted.length - 1))] ?? 0;
 }
 
-/** Per grid point: the larger of the kick-band and snare-band onsets, each relative to its own loud hits. */
-function drumAccents(onsets: OnsetEnvelope, grid: number[]): number[] {
+/** Per grid point: the kick-band and snare-band onsets, and the larger of the two, each relative to its own loud hits. */
+function drumAccents(onsets: OnsetEnvelope, grid: number[]): { accent: number[]; snare: number[] } {
   const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
   const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
   const kickScale = percentile(kick, 0.95) || 1;
   const snareScale = percentile(snare, 0.95) || 1;
-  return kick.map((k, i) => Math.max(k / kickScale, (snare[i] as number) / snareScale));
+  return { accent: kick.map((k, i) => Math.max(k / kickScale, (snare[i] as number) / snareScale)), snare };
 }
 
 interface Grouping {
   size: number;
   /** Which pulse of the group carries the accent. */
   strongest: number;
-  /** The runner-up pulse's mean accent over the strongest one's. */
+  /**
+   * The runner-up pulse's mean accent over the strongest one's, or its mean snare-band onset over the strongest
+   * one's, whichever is larger: a group holds one beat only if its strongest pulse leads on both.
+   */
   ratio: number;
 }
 
-/** How well pulses of `step` grid steps starting at `phase` group by `size`. */
-function grouping(accent: number[], phase: number, step: number, size: number): Grouping {
-  const means = Array.from({ length: size }, (_, j) => {
+/** Mean of `values` over each of the `size` pulses of groups of `step` grid steps starting at `phase`. */
+function pulseMeans(values: number[], phase: number, step: number, size: number): number[] {
+  return Array.from({ length: size }, (_, j) => {
     let sum = 0;
     let count = 0;
-    for (let i = phase + j * step; i < accent.length; i += step * size) {
-      sum += accent[i] as number;
+    for (let i = phase + j * step; i < values.length; i += step * size) {
+      sum += values[i] as number;
       count++;
     }
     return sum / Math.max(1, count);
   });
-  const top = Math.max(...means);
-  const strongest = means.indexOf(top);
-  const runnerUp = Math.max(...means.filter((_, j) => j !== strongest));
-  return { size, strongest, ratio: top > 0 ? runnerUp / top : 1 };
+}
+
+/** The runner-up over the value at `strongest` (1 when that is 0). */
+function runnerUpRatio(means: number[], strongest: number): number {
+  const top = means[strongest] as number;
+  return top > 0 ? Math.max(...means.filter((_, j) => j !== strongest)) / top : 1;
+}
+
+/** How well pulses of `step` grid steps starting at `phase` group by `size`. */
+function grouping(drums: { accent: number[]; snare: number[] }, phase: number, step: number, size: number): Grouping {
+  const accent = pulseMeans(drums.accent, phase, step, size);
+  const strongest = accent.indexOf(Math.max(...accent));
+  const snare = pulseMeans(drums.snare, phase, step, size);
+  return { size, strongest, ratio: Math.max(runnerUpRatio(accent, strongest), runnerUpRatio(snare, strongest)) };
 }
 
 export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
@@ -94,13 +109,13 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
   });
   const gridSeconds = 30 / fast;
   const bpmOf = (step: number) => 60 / (gridSeconds * step);
-  const accent = drumAccents(onsets, grid);
+  const drums = drumAccents(onsets, grid);
   let step = 1;
   let phase = 0;
   for (;;) {
     const options = [2, 3]
       .filter((size) => bpmOf(step * size) >= MIN_BEAT_BPM)
-      .map((size) => grouping(accent, phase, step, size));
+      .map((size) => grouping(drums, phase, step, size));
     const best = options.reduce<Grouping | null>((a, o) => (a === null || o.ratio < a.ratio ? o : a), null);
     if (!best || (best.ratio >= ACCENT_RATIO && bpmOf(step) <= MAX_BEAT_BPM)) break;
     phase += best.strongest * step;
