@@ -1,0 +1,97 @@
+import { FrameAnalyzer } from "../../dsp/stft.ts";
+import type { NoteEvent } from "./decode.ts";
+
+/**
+ * Subharmonic "ghost" notes: basic-pitch often adds, under a loud tone, a weaker note an octave, an octave and a
+ * fifth or two octaves below it (at f/2, f/3, f/4), starting with it — on the corpus' saxophone and clarinet leads
+ * and on pianos. The two notes share the lower one's every 2nd, 3rd or 4th partial, so the spectrum tells them
+ * apart by the partials the lower note does not share (its odd ones below an octave): a real lower note sounds
+ * them, a ghost has nothing there. This is the harmonic-explanation test of multiple-F0 estimation (Klapuri,
+ * "Multiple fundamental frequency estimation by summing harmonic amplitudes", ISMIR 2006: a candidate's weight is
+ * the energy at its partials that the detected F0s do not already explain).
+ */
+
+/** Semitones between a ghost and the tone above it, with the frequency ratio: f/2, f/3, f/4. */
+const SUBHARMONICS = [
+  { semitones: 12, ratio: 2 },
+  { semitones: 19, ratio: 3 },
+  { semitones: 24, ratio: 4 },
+] as const;
+/** Onsets this many activation frames apart (46 ms) count as one onset. */
+const SAME_ONSET_FRAMES = 4;
+/** The partials of the lower note weighed: up to the 8th. */
+const PARTIALS = 8;
+/**
+ * A lower note is a ghost when its own partials average less than this share of the shared ones (−14 dB): real
+ * lower notes on the corpus' pianos, guitars, organs and leads measure 0.3–2, the ghosts under leads mostly < 0.2.
+ */
+const OWN_PARTIALS_SHARE = 0.2;
+/** The spectrum is averaged over activation frames 2..7 after the onset: past the attack, before much decay. */
+const SPECTRUM_FRAMES = [2, 8] as const;
+/** 4096 samples at 22050 Hz: 5.4 Hz bins, narrow enough to resolve the partials of A1 (55 Hz). */
+const FFT_SIZE = 4096;
+
+/**
+ * The notes without the subharmonic ghosts. `audio` is the 22050 Hz mono signal the activations came from and
+ * `centre(frame)` the sample an activation frame is centred on.
+ */
+export function dropSubharmonicGhosts(
+  events: NoteEvent[],
+  audio: Float32Array,
+  sampleRate: number,
+  centre: (frame: number) => number,
+): NoteEvent[] {
+  const analyzer = new FrameAnalyzer(FFT_SIZE);
+  const spectrumAt = (frame: number): Float32Array => {
+    const bins = FFT_SIZE / 2 + 1;
+    const mean = new Float32Array(bins);
+    const row = new Float32Array(bins);
+    const [from, to] = SPECTRUM_FRAMES;
+    for (let i = frame + from; i < frame + to; i++) {
+      analyzer.magnitudesAt(audio, centre(i), bins, row);
+      for (let k = 0; k < bins; k++) mean[k] = (mean[k] as number) + (row[k] as number) / (to - from);
+    }
+    return mean;
+  };
+  const ghost = (low: NoteEvent): boolean =>
+    SUBHARMONICS.some(({ semitones, ratio }) => {
+      const above = events.some(
+        (high) =>
+          high.pitchMidi === low.pitchMidi + semitones &&
+          Math.abs(high.startFrame - low.startFrame) <= SAME_ONSET_FRAMES &&
+          high.amplitude > low.amplitude,
+      );
+      if (!above) return false;
+      const spectrum = spectrumAt(low.startFrame);
+      return ownPartialsShare(spectrum, midiHz(low.pitchMidi), ratio, sampleRate) < OWN_PARTIALS_SHARE;
+    });
+  return events.filter((e) => !ghost(e));
+}
+
+const midiHz = (midi: number): number => 440 * 2 ** ((midi - 69) / 12);
+
+/**
+ * The mean magnitude of the partials of f0 that a tone at ratio·f0 does not share ÷ the mean of those it shares
+ * (each the largest of the 3 bins around it).
+ */
+function ownPartialsShare(spectrum: Float32Array, f0: number, ratio: number, sampleRate: number): number {
+  let own = 0;
+  let owned = 0;
+  let shared = 0;
+  let sharedCount = 0;
+  for (let h = 1; h <= PARTIALS; h++) {
+    const bin = Math.round((h * f0 * FFT_SIZE) / sampleRate);
+    const magnitude =
+      bin + 1 < spectrum.length
+        ? Math.max(spectrum[bin - 1] as number, spectrum[bin] as number, spectrum[bin + 1] as number)
+        : 0;
+    if (h % ratio === 0) {
+      shared += magnitude;
+      sharedCount++;
+    } else {
+      own += magnitude;
+      owned++;
+    }
+  }
+  return shared === 0 ? Number.POSITIVE_INFINITY : own / owned / (shared / sharedCount);
+}
