@@ -110,6 +110,7 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
   const gridSeconds = 30 / fast;
   const bpmOf = (step: number) => 60 / (gridSeconds * step);
   const drums = drumAccents(onsets, grid);
+  const allOnsets = grid.map((t) => valueAt(onsets.strength, onsets.frameRate, t));
   let step = 1;
   let phase = 0;
   for (;;) {
@@ -117,12 +118,23 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
       .filter((size) => bpmOf(step * size) >= MIN_BEAT_BPM)
       .map((size) => grouping(drums, phase, step, size));
     const best = options.reduce<Grouping | null>((a, o) => (a === null || o.ratio < a.ratio ? o : a), null);
-    if (!best || (best.ratio >= ACCENT_RATIO && bpmOf(step) <= MAX_BEAT_BPM)) break;
-    phase += best.strongest * step;
-    step *= best.size;
+    if (!best) break;
+    const convincing = best.ratio < ACCENT_RATIO;
+    if (!convincing && bpmOf(step) <= MAX_BEAT_BPM) break;
+    // Too fast for a beat, yet no pulse of a group stands out (16th-note syncopation, off-beat bass and open
+    // hi-hat): group by the period at which the onsets repeat best, two pulses or three.
+    const chosen = convincing ? best : groupingByRepetition(options, allOnsets.slice(phase), step);
+    phase += chosen.strongest * step;
+    step *= chosen.size;
   }
   if (bpmOf(step * 2) >= MIN_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) step *= 2;
   return { bpm: bpmOf(step), grid, step, phase };
+}
+
+/** Of the groupings by two and by three, the one whose period the onsets repeat at more closely. */
+function groupingByRepetition(options: Grouping[], onsets: number[], step: number): Grouping {
+  const repeat = (size: number) => autocorrelation(onsets, step * size);
+  return options.reduce((a, o) => (repeat(o.size) > repeat(a.size) ? o : a));
 }
 
 /** Pearson correlation of a sequence with itself `lag` items later. */
