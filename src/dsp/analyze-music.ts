@@ -1,5 +1,5 @@
 import { dropTrailingBeats, trackBeats } from "./beats.ts";
-import { type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
+import { bassOnChordRoot, type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
 import { averageFrames, chromagram } from "./chroma.ts";
 import { findDownbeats, type Meter } from "./downbeats.ts";
 import { type ChordOccurrence, estimateKey, type KeyEstimate } from "./key.ts";
@@ -108,7 +108,13 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   );
   const meters = beatDividesInThree(onsets, beatTimes) ? ([2, 3, 4] as const) : ([3, 4] as const);
   const { meter, firstDownbeat } = findDownbeats(
-    { all: atBeats(onsets.strength), low: atBeats(onsets.low), mid: atBeats(onsets.mid), change },
+    {
+      all: atBeats(onsets.strength),
+      low: atBeats(onsets.low),
+      mid: atBeats(onsets.mid),
+      change,
+      bassRoot: beatSegments.map((s) => bassOnChordRoot(s.trebleN, s.bassN)),
+    },
     meters,
   );
   const beatNumOf = (i: number) => ((((i - firstDownbeat) % meter) + meter) % meter) + 1;

@@ -33,6 +33,26 @@ export function normalizeChroma(chroma: Float32Array, floor: number): Float32Arr
   return norm > 0 ? out.map((v) => v / norm) : null;
 }
 
+/**
+ * How nearly the bass sounds the root of the triad that best fits the treble: 0 when the root is the bass's
+ * strongest pitch class, negative by how much weaker it is. Bass lines state the root on the downbeat and move
+ * (fifths, passing notes) within the bar, so this marks bar starts even where the chord changes on beat 3.
+ */
+export function bassOnChordRoot(treble: Float32Array | null, bass: Float32Array | null): number {
+  if (!treble || !bass) return 0;
+  let best = 0;
+  let bestDot = Number.NEGATIVE_INFINITY;
+  TEMPLATES.forEach((t, state) => {
+    let dot = 0;
+    for (let c = 0; c < 12; c++) dot += (treble[c] as number) * (t[c] as number);
+    if (dot > bestDot) {
+      bestDot = dot;
+      best = state;
+    }
+  });
+  return (bass[(CHORDS[best] as ChordLabel).root] as number) - Math.max(...bass);
+}
+
 export interface ChordSegmentInput {
   /** Normalised treble chroma of the segment, null if silent. */
   treble: Float32Array | null;

@@ -1,8 +1,9 @@
 /**
  * Meter (2, 3 or 4 beats per bar) and the position of the first downbeat, from beat-level cues: low-band
  * onsets (kick and bass notes fall on strong beats), mid-band onsets (the snare's backbeat falls off them),
- * overall onset strength (accents, crashes at section starts) and harmonic change (chords change at bar
- * lines), in the spirit of Goto 2001 ("An audio-based real-time beat tracking system for music with or without drum-sounds")
+ * overall onset strength (accents, crashes at section starts), harmonic change (chords change at bar
+ * lines) and the bass on the chord's root (bass lines state the root on the downbeat: the cue that places bars
+ * whose chords change every two beats), in the spirit of Goto 2001 ("An audio-based real-time beat tracking system for music with or without drum-sounds")
  * and Davies & Plumbley 2006 (downbeats from spectral change at beat level). Each (meter, phase) is scored
  * by how much the beats it calls downbeats stand out.
  */
@@ -15,6 +16,8 @@ export interface DownbeatCues {
   mid: number[];
   /** Harmonic change entering each beat (1 − cosine of neighbouring beat chroma). */
   change: number[];
+  /** How nearly the bass sounds the root of the chord at each beat (see bassOnChordRoot in chords.ts). */
+  bassRoot: number[];
 }
 
 function standardize(values: number[]): number[] {
@@ -38,8 +41,14 @@ export function findDownbeats(
   const mid = standardize(cues.mid);
   const change = standardize(cues.change);
   const all = standardize(cues.all);
+  const bassRoot = standardize(cues.bassRoot);
   const cue = low.map(
-    (l, i) => 0.5 * l - 0.5 * (mid[i] as number) + 2 * (change[i] as number) + 0.5 * (all[i] as number),
+    (l, i) =>
+      0.5 * l -
+      0.5 * (mid[i] as number) +
+      2 * (change[i] as number) +
+      0.5 * (all[i] as number) +
+      (bassRoot[i] as number),
   );
   let best = { meter: meters[0] as Meter, firstDownbeat: 0, score: Number.NEGATIVE_INFINITY };
   for (const meter of meters) {
