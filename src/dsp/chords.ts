@@ -76,9 +76,27 @@ function emission(segment: ChordSegmentInput, state: number): number {
   let dot = 0;
   for (let c = 0; c < 12; c++) dot += (segment.treble[c] as number) * (t[c] as number);
   const cosine = dot / Math.sqrt(3);
-  const root = (CHORDS[state] as ChordLabel).root;
-  const bassBonus = segment.bass ? (segment.bass[root] as number) - Math.max(...segment.bass) : 0;
-  return cosine + BASS_WEIGHT * bassBonus;
+  return cosine + BASS_WEIGHT * bassSupport(segment.bass, CHORDS[state] as ChordLabel);
+}
+
+/** How usual each chord tone is as the bass note: root, fifth (alternating bass, 6/4), third (first inversion). */
+const BASS_TONE_WEIGHTS: [interval: (chord: ChordLabel) => number, weight: number][] = [
+  [() => 0, 1],
+  [() => 7, 1],
+  [(chord) => (chord.quality === "min" ? 3 : 4), 0.5],
+];
+
+/**
+ * How well the bass supports a chord: 0 when the bass's strongest pitch class is its root or fifth (bass lines
+ * alternate the two: the "oom" of a waltz, the fifth on beat 3 of a ballad), less when it is the third, and
+ * negative by how much weaker than the strongest bass pitch the best of these is.
+ */
+function bassSupport(bass: Float32Array | null, chord: ChordLabel): number {
+  if (!bass) return 0;
+  let support = 0;
+  for (const [interval, weight] of BASS_TONE_WEIGHTS)
+    support = Math.max(support, weight * (bass[(chord.root + interval(chord)) % 12] as number));
+  return support - Math.max(...bass);
 }
 
 /**
