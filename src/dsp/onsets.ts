@@ -7,6 +7,8 @@ export interface OnsetEnvelope {
   low: Float32Array;
   /** Onset strength of the middle band (200–2500 Hz): snare, claps, the body of most notes. */
   mid: Float32Array;
+  /** Onset strength above 2500 Hz: cymbals, the snap of snare and kick, little of pitched notes. */
+  high: Float32Array;
   /** Frames per second. */
   frameRate: number;
 }
@@ -29,7 +31,7 @@ function highPass(signal: Float32Array, width: number): Float32Array {
 /**
  * Spectral flux of log-compressed magnitudes (Böck, Krebs & Schedl 2012, "Evaluating the online capabilities
  * of onset detection methods"): the summed positive change of log(1 + γ|X|) between frames, then a local mean
- * removed. Two more envelopes keep only the bins below 200 Hz (kick, bass) and 200–2500 Hz (snare, clap).
+ * removed. Three more envelopes keep only the bins below 200 Hz (kick, bass), 200–2500 Hz (snare, clap) and above.
  */
 export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize = 1024, hop = 512): OnsetEnvelope {
   const analyzer = new FrameAnalyzer(fftSize);
@@ -40,6 +42,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
   const flux = new Float32Array(frames);
   const lowFlux = new Float32Array(frames);
   const midFlux = new Float32Array(frames);
+  const highFlux = new Float32Array(frames);
   const magnitudes = new Float32Array(bins);
   let previous = new Float32Array(bins);
   let current = new Float32Array(bins);
@@ -48,6 +51,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     let sum = 0;
     let low = 0;
     let mid = 0;
+    let high = 0;
     for (let k = 1; k < bins; k++) {
       const value = Math.log1p(100 * (magnitudes[k] as number));
       current[k] = value;
@@ -56,11 +60,13 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
         sum += rise;
         if (k < lowBins) low += rise;
         else if (k < midBins) mid += rise;
+        else high += rise;
       }
     }
     flux[f] = f === 0 ? 0 : sum;
     lowFlux[f] = f === 0 ? 0 : low;
     midFlux[f] = f === 0 ? 0 : mid;
+    highFlux[f] = f === 0 ? 0 : high;
     [previous, current] = [current, previous];
   }
   const frameRate = sampleRate / hop;
@@ -69,6 +75,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     strength: highPass(flux, width),
     low: highPass(lowFlux, width),
     mid: highPass(midFlux, width),
+    high: highPass(highFlux, width),
     frameRate,
   };
 }
@@ -78,10 +85,21 @@ function percentile95(envelope: Float32Array): number {
   return sorted[Math.floor(0.95 * (sorted.length - 1))] ?? 0;
 }
 
-/** All onsets plus the kick (weight 0.3) and snare (0.5) bands, each scaled by its 95th percentile. */
+/**
+ * The envelope the beats are tracked on: drum hits first. A kick is a low-band onset that coincides with a
+ * high-band one (the beater's click), a snare or clap a mid-band onset that does (its noise): the coincidence, the
+ * smaller of the two bands each scaled by its 95th percentile, tells them from bass notes and chords (low or mid
+ * only) and from hi-hats (high only), which sit between the beats (Goto 2001, "An audio-based real-time beat
+ * tracking system for music with or without drum-sounds": kick and snare on the beats). All onsets, at a lower
+ * weight, carry the tracking where there are no drums.
+ */
 export function drumAccentEnvelope(onsets: OnsetEnvelope): Float32Array {
-  const all = 1 / (percentile95(onsets.strength) || 1);
-  const low = 0.3 / (percentile95(onsets.low) || 1);
-  const mid = 0.5 / (percentile95(onsets.mid) || 1);
-  return onsets.strength.map((v, i) => v * all + (onsets.low[i] as number) * low + (onsets.mid[i] as number) * mid);
+  const all = 0.3 / (percentile95(onsets.strength) || 1);
+  const low = 1 / (percentile95(onsets.low) || 1);
+  const mid = 1 / (percentile95(onsets.mid) || 1);
+  const high = 1 / (percentile95(onsets.high) || 1);
+  return onsets.strength.map((v, i) => {
+    const h = (onsets.high[i] as number) * high;
+    return v * all + Math.min((onsets.low[i] as number) * low, h) + Math.min((onsets.mid[i] as number) * mid, h);
+  });
 }
