@@ -10,12 +10,14 @@
  * hits), and refused when the group's pulses are about equally accented (kick and snare alternating on every
  * beat: grouping them would put the backbeat between beats). It is refused too when another pulse of the group
  * carries about as much snare-band onset as the strongest one: the backbeat marks beats, so a louder kick and bass
- * on 1 and 3 must not fold the snare's 2 and 4 into the off-beats (the half-tempo error of rock and shuffle). This is the drum-pattern reasoning of Goto 2001
- * ("An audio-based real-time beat tracking system for music with or without drum-sounds", JNMR 30(2): snare
- * and bass drum on beats, the hi-hat between) and the tatum–tactus–measure hierarchy of Klapuri, Eronen &
- * Astola 2006 ("Analysis of the meter of acoustic musical signals", IEEE TASLP 14(1)), in a simple form.
- * Last, a level whose drum pattern repeats after eight beats but not after four is doubled: bars hold at
- * most four beats.
+ * on 1 and 3 must not fold the snare's 2 and 4 into the off-beats (the half-tempo error of rock and shuffle).
+ * This is the drum-pattern reasoning of Goto 2001 ("An audio-based real-time beat tracking system for music
+ * with or without drum-sounds", JNMR 30(2): snare and bass drum on beats, the hi-hat between) and the
+ * tatum–tactus–measure hierarchy of Klapuri, Eronen & Astola 2006 ("Analysis of the meter of acoustic musical
+ * signals", IEEE TASLP 14(1)), in a simple form.
+ * Above 240 BPM the level keeps climbing whatever the accents say, by the grouping (two or three pulses) whose
+ * period the onsets repeat at best. Last, a level whose drum pattern repeats after eight beats but not after
+ * four is doubled: bars hold at most four beats.
  */
 import { trackBeats } from "./beats.ts";
 import type { OnsetEnvelope } from "./onsets.ts";
@@ -51,7 +53,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.floor(p * (sorted.length - 1))] ?? 0;
 }
 
-/** Per grid point: the kick-band and snare-band onsets, and the larger of the two, each relative to its own loud hits. */
+/** Per grid point: snare-band onsets, and the larger of kick- and snare-band ones, each relative to its loud hits. */
 function drumAccents(onsets: OnsetEnvelope, grid: number[]): { accent: number[]; snare: number[] } {
   const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
   const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
