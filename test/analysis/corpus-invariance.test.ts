@@ -22,12 +22,14 @@ const execFileAsync = promisify(execFile);
 const SHIFTS = [-5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6];
 const STRETCHES = [0.85, 0.88, 0.91, 0.94, 0.97, 1.03, 1.06, 1.09, 1.12, 1.15];
 /**
- * Measured: development key 100 %, chords 0.824, bpm 96.7 %; held-out 95 % / 0.796 / 77.5 % (when the corpus
- * was added: 80 % / 0.81 / 93.3 % and 87.5 % / 0.81 / 82.5 %).
+ * Measured: development key 98.3 %, chords 0.873, bpm 98.3 %; held-out 95 % / 0.853 / 85 % (before the tuning
+ * split was tuned on: 100 % / 0.824 / 96.7 % and 95 % / 0.796 / 77.5 %; when the corpus was added: 80 % / 0.81 /
+ * 93.3 % and 87.5 % / 0.81 / 82.5 %). On the tuning split's time-stretched copies (not asserted) the bpm follows
+ * on 94 %.
  */
 const FLOORS = {
-  development: { keyFollows: 0.96, chordsFollowMean: 0.8, tempoFollows: 0.93 },
-  "held-out": { keyFollows: 0.95, chordsFollowMean: 0.76, tempoFollows: 0.72 },
+  development: { keyFollows: 0.95, chordsFollowMean: 0.85, tempoFollows: 0.95 },
+  "held-out": { keyFollows: 0.95, chordsFollowMean: 0.82, tempoFollows: 0.8 },
 };
 
 const analyse = async (file: string): Promise<MusicAnalysis> => {
