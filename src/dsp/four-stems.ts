@@ -14,9 +14,12 @@ import { meanMagnitude, type Spectrogram } from "./spectrogram.ts";
  *   "Multiple fundamental frequency estimation by summing harmonic amplitudes", ISMIR 2006; J. Salamon and
  *   E. Gómez, "Melody extraction from polyphonic music signals using pitch contour characteristics", IEEE TASLP
  *   2012, for the salience function): in a low band for the bass line, in the voice range (weighted towards
- *   the stereo centre, where lead vocals sit) for the melody. The f0 track is median-smoothed, and the bins
- *   around its partials form a harmonic mask (as in J.-L. Durrieu et al.'s source/filter melody separation,
- *   without its NMF). All harmonic energy below `bassAllBelowHz` is the bass.
+ *   the stereo centre, where lead vocals sit) for the melody. Octave errors are checked both ways by the
+ *   partials' odd/even balance. The f0 track is median-smoothed, and the bins around its partials form a
+ *   harmonic mask (as in J.-L. Durrieu et al.'s source/filter melody separation, without its NMF). All
+ *   harmonic energy below `bassAllBelowHz` is the bass.
+ * - The vocal mask is taken first (its partials' harmonic share, centre-weighted); drums, bass and other
+ *   split what it leaves, so a voice's partials are not also counted in the drums' residual.
  * - other: what the three leave, so the four masks sum to 1 in every cell.
  */
 export interface FourStemOptions {
@@ -137,7 +140,13 @@ export function drumMask(
   return mask;
 }
 
-/** Stereo-centre weight per cell: (2·Re(L·R*) / (|L|² + |R|²))₊^γ; 1 everywhere for mono or γ = 0. */
+/**
+ * Stereo-centre weight per cell, 1 everywhere for mono or γ = 0 (undefined): the larger of the coherence
+ * (2·Re(L·R*) / (|L|² + |R|²))₊ and the level balance min(|L|, |R|) / max(|L|, |R|), to the power γ. Both are 1
+ * for a centred source and lower for one panned aside; the coherence alone also takes a centred voice rendered
+ * with stereo chorus or from a wide sample (equal levels, decorrelated phases, as GM "Lead 6 (voice)" is) for a
+ * side source, and lost it (tuning split: vocals −5.0 → +1.3 dB with the larger of the two).
+ */
 function centreWeight(channels: readonly Spectrogram[], gamma: number): Float32Array | undefined {
   if (channels.length !== 2 || gamma === 0) return undefined;
   const [left, right] = channels as [Spectrogram, Spectrogram];
@@ -147,9 +156,12 @@ function centreWeight(channels: readonly Spectrogram[], gamma: number): Float32A
     const li = left.im[i] as number;
     const rr = right.re[i] as number;
     const ri = right.im[i] as number;
-    const power = lr * lr + li * li + rr * rr + ri * ri;
-    const coherence = power > 0 ? Math.max(0, (2 * (lr * rr + li * ri)) / power) : 1;
-    out[i] = gamma === 1 ? coherence : coherence ** gamma;
+    const l = lr * lr + li * li;
+    const r = rr * rr + ri * ri;
+    const coherence = l + r > 0 ? Math.max(0, (2 * (lr * rr + li * ri)) / (l + r)) : 1;
+    const balance = l + r > 0 ? Math.sqrt(Math.min(l, r) / Math.max(l, r)) : 1;
+    const centre = Math.max(coherence, balance);
+    out[i] = gamma === 1 ? centre : centre ** gamma;
   }
   return out;
 }
@@ -214,6 +226,9 @@ export function predominantF0(
     // odd ones) only the background: while the odd partials are much weaker than the even ones, go up an octave.
     while (bestF0 > 0 && 2 * bestF0 <= search.maxHz && oddToEven(magnitude, row, bins, binHz, bestF0, search) < 0.5)
       bestF0 *= 2;
+    // The converse, an octave above the true f0 when its fundamental is weak (low bass notes): the partials
+    // of f0/2 that f0's own series lacks, its odd ones, hold as much as its even ones: go down an octave.
+    if (bestF0 / 2 >= search.minHz && oddToEven(magnitude, row, bins, binHz, bestF0 / 2, search) >= 0.5) bestF0 /= 2;
     track[t] = bestF0;
   }
   return medianTrack(track, smoothFrames);
@@ -359,16 +374,12 @@ export function fourStemMasks(
   const drums = harmonic;
   for (let i = 0; i < drums.length; i++) {
     const h = harmonic[i] as number;
-    drums[i] = 1 - h;
-    let b = bassWeight[i] as number;
-    let v = (voiceWeight[i] as number) * (centre ? (centre[i] as number) : 1);
-    if (b + v > 1) {
-      const scale = 1 / (b + v);
-      b *= scale;
-      v *= scale;
-    }
-    bassWeight[i] = h * b;
-    voiceWeight[i] = h * v;
+    const b = bassWeight[i] as number;
+    const v = (voiceWeight[i] as number) * (centre ? (centre[i] as number) : 1) * h;
+    const rest = 1 - v;
+    drums[i] = (1 - h) * rest;
+    bassWeight[i] = h * b * rest;
+    voiceWeight[i] = v;
   }
   return { drums, bass: bassWeight, vocals: voiceWeight, bassF0, melodyF0 };
 }

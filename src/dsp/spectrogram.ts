@@ -143,12 +143,18 @@ export function meanMagnitude(channels: readonly Spectrogram[]): Float32Array {
   return out;
 }
 
+/** Whether a mask row is all zero. */
+function silent(mask: Float32Array, row: number, bins: number): boolean {
+  for (let k = row; k < row + bins; k++) if ((mask[k] as number) !== 0) return false;
+  return true;
+}
+
 /**
  * Inverse STFT by weighted overlap-add: x[n] = Σ w·ifft(X_t) / Σ w², exact for an unmodified spectrogram. An
  * optional real mask (same layout) is applied on the fly, so a masked stem needs no masked copy of the
  * spectrogram. Each frame is inverted with one real FFT through the Hartley transform (for a real frame,
  * ifft(X) = DHT(Re X − Im X) / N), half the work of a complex inverse FFT; like any real inverse FFT it ignores
- * the imaginary parts of the DC and Nyquist bins.
+ * the imaginary parts of the DC and Nyquist bins. Frames the mask zeroes entirely are skipped.
  */
 export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
   const { fftSize, hop, length, frames, bins, re, im } = spec;
@@ -164,6 +170,14 @@ export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
 
   for (let t = 0; t < frames; t++) {
     const row = t * bins;
+    const start = t * hop - half;
+    const from = Math.max(0, -start);
+    const to = Math.min(fftSize, length - start);
+    if (mask && silent(mask, row, bins)) {
+      // A frame the mask zeroes adds nothing but its window's weight: no inverse FFT for it.
+      for (let n = from; n < to; n++) norm[start + n] = (norm[start + n] as number) + (window[n] as number) ** 2;
+      continue;
+    }
     for (let k = 0; k < bins; k++) {
       const g = mask ? (mask[row + k] as number) : 1;
       const a = (re[row + k] as number) * g;
@@ -182,9 +196,6 @@ export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
       frame[n] = fr - fi;
       frame[fftSize - n] = fr + fi;
     }
-    const start = t * hop - half;
-    const from = Math.max(0, -start);
-    const to = Math.min(fftSize, length - start);
     for (let n = from; n < to; n++) {
       const w = window[n] as number;
       const i = start + n;
