@@ -17,7 +17,7 @@
  * signals", IEEE TASLP 14(1)), in a simple form.
  * Above 240 BPM the level keeps climbing whatever the accents say, by the grouping (two or three pulses) whose
  * period the onsets repeat at best. Last, a level whose drum pattern repeats after eight beats but not after
- * four is doubled: bars hold at most four beats.
+ * four is doubled (bars hold at most four beats), unless that gives a duple beat slower than 60 BPM.
  */
 import { trackBeats } from "./beats.ts";
 import type { OnsetEnvelope } from "./onsets.ts";
@@ -29,6 +29,13 @@ const ACCENT_RATIO = 0.7;
 const FAST_PULSE_MAX_BPM = 520;
 /** Beats are not slower than this (a slow 6/8 counted in dotted quarters)… */
 const MIN_BEAT_BPM = 40;
+/**
+ * A level doubled because its drum pattern spans eight beats (the eighths of a 16th-note groove) gives a duple
+ * beat: not slower than this. Beats slower than 60 BPM are compound (6/8 in dotted quarters), found by grouping
+ * pulses in threes; a 52 BPM "beat" doubled from a 105 BPM shuffle is the two-bar phrase of its bass line, not
+ * half bars (Moelants 2002, "Preferred tempo reconsidered": duple beats below 60 BPM are rare).
+ */
+const MIN_DOUBLED_BEAT_BPM = 60;
 /** …nor faster than this: above it the level keeps climbing whatever the accents say. */
 const MAX_BEAT_BPM = 240;
 
@@ -129,7 +136,7 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
     phase += chosen.strongest * step;
     step *= chosen.size;
   }
-  if (bpmOf(step * 2) >= MIN_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) step *= 2;
+  if (bpmOf(step * 2) >= MIN_DOUBLED_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) step *= 2;
   return { bpm: bpmOf(step), grid, step, phase };
 }
 
