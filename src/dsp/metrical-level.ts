@@ -11,6 +11,9 @@
  * beat: grouping them would put the backbeat between beats). It is refused too when another pulse of the group
  * carries about as much snare-band onset as the strongest one: the backbeat marks beats, so a louder kick and bass
  * on 1 and 3 must not fold the snare's 2 and 4 into the off-beats (the half-tempo error of rock and shuffle).
+ * A grouping in twos that takes the beat away from the preferred tempo (~120 BPM) needs a clearer accent, by the
+ * ratio of a log-Gaussian tempo prior at the two levels (Ellis 2007): rock at 124–147 BPM, whose kick and snare
+ * beats differ in loudness, is then not halved, while the eighths of a ballad still group into its 60–90 BPM beat.
  * This is the drum-pattern reasoning of Goto 2001 ("An audio-based real-time beat tracking system for music
  * with or without drum-sounds", JNMR 30(2): snare and bass drum on beats, the hi-hat between) and the
  * tatum–tactus–measure hierarchy of Klapuri, Eronen & Astola 2006 ("Analysis of the meter of acoustic musical
@@ -29,6 +32,8 @@ const ACCENT_RATIO = 0.7;
 const FAST_PULSE_MAX_BPM = 520;
 /** Beats are not slower than this (a slow 6/8 counted in dotted quarters)… */
 const MIN_BEAT_BPM = 40;
+/** …nor faster than this: above it the level keeps climbing whatever the accents say. */
+const MAX_BEAT_BPM = 240;
 /**
  * A level doubled because its drum pattern spans eight beats (the eighths of a 16th-note groove) gives a duple
  * beat: not slower than this. Beats slower than 60 BPM are compound (6/8 in dotted quarters), found by grouping
@@ -36,8 +41,9 @@ const MIN_BEAT_BPM = 40;
  * half bars (Moelants 2002, "Preferred tempo reconsidered": duple beats below 60 BPM are rare).
  */
 const MIN_DOUBLED_BEAT_BPM = 60;
-/** …nor faster than this: above it the level keeps climbing whatever the accents say. */
-const MAX_BEAT_BPM = 240;
+/** The preferred tempo and the width (in octaves) of the prior around it (Ellis 2007). */
+const PREFERRED_BPM = 120;
+const PRIOR_OCTAVES = 1.4;
 
 export interface MetricalLevel {
   /** The beat tempo. */
@@ -128,7 +134,7 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
       .map((size) => grouping(drums, phase, step, size));
     const best = options.reduce<Grouping | null>((a, o) => (a === null || o.ratio < a.ratio ? o : a), null);
     if (!best) break;
-    const convincing = best.ratio < ACCENT_RATIO;
+    const convincing = best.ratio < ACCENT_RATIO * (best.size === 2 ? priorFavour(bpmOf(step * 2), bpmOf(step)) : 1);
     if (!convincing && bpmOf(step) <= MAX_BEAT_BPM) break;
     // Too fast for a beat, yet no pulse of a group stands out (16th-note syncopation, off-beat bass and open
     // hi-hat): group by the period at which the onsets repeat best, two pulses or three.
@@ -138,6 +144,19 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
   }
   if (bpmOf(step * 2) >= MIN_DOUBLED_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) step *= 2;
   return { bpm: bpmOf(step), grid, step, phase };
+}
+
+/**
+ * How much less likely a duple beat at `slower` BPM is than one at `faster` by the preferred-tempo prior (at most
+ * 1): a grouping that takes the beat away from ~120 BPM needs that much more accent contrast. The prior is Ellis
+ * 2007's log-Gaussian tempo weighting ("Beat tracking by dynamic programming", JNMR 36(1): centred on 0.5 s, 1.4
+ * octaves wide; cf. Moelants 2002, "Preferred tempo reconsidered"). It never eases a grouping (a fast two-step's
+ * beats stay beats), and groupings in threes are not weighed: the compound beat (the 6/8 dotted quarter, 40–95
+ * BPM) is counted however slow it is.
+ */
+function priorFavour(slower: number, faster: number): number {
+  const weight = (bpm: number) => Math.exp(-0.5 * (Math.log2(bpm / PREFERRED_BPM) / PRIOR_OCTAVES) ** 2);
+  return Math.min(1, weight(slower) / weight(faster));
 }
 
 /** Of the groupings by two and by three, the one whose period the onsets repeat at more closely. */
