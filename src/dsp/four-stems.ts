@@ -40,7 +40,12 @@ export interface FourStemOptions {
   /** Bass line f0 search range, Hz. */
   bassMinHz: number;
   bassMaxHz: number;
-  /** Partials of the bass line masked, and its mask's upper limit, Hz. */
+  /**
+   * Partials of the bass line masked, and its mask's upper limit, Hz: its fundamental and lowest partials only.
+   * Above ~300 Hz the bass's partials are weaker than the chords', pads' and voice's that share the band, so a
+   * bass mask there takes more of them than of the bass (500 Hz → 300 Hz: bass SDR +0.2…+2.3 dB on four
+   * development/tuning subsets, other within ±0.7 dB).
+   */
   bassHarmonics: number;
   bassTopHz: number;
   /** All harmonic energy below this is the bass. */
@@ -73,7 +78,7 @@ export const FOUR_STEM_DEFAULTS: FourStemOptions = {
   bassMinHz: 30,
   bassMaxHz: 250,
   bassHarmonics: 4,
-  bassTopHz: 500,
+  bassTopHz: 300,
   bassAllBelowHz: 120,
   melodyMinHz: 200,
   melodyMaxHz: 1100,
