@@ -22,14 +22,15 @@ const execFileAsync = promisify(execFile);
 const SHIFTS = [-5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6];
 const STRETCHES = [0.85, 0.88, 0.91, 0.94, 0.97, 1.03, 1.06, 1.09, 1.12, 1.15];
 /**
- * Measured: development key 98.3 %, chords 0.873, bpm 98.3 %; held-out 95 % / 0.853 / 85 % (before the tuning
- * split was tuned on: 100 % / 0.824 / 96.7 % and 95 % / 0.796 / 77.5 %; when the corpus was added: 80 % / 0.81 /
- * 93.3 % and 87.5 % / 0.81 / 82.5 %). On the tuning split's time-stretched copies (not asserted) the bpm follows
- * on 94 %.
+ * Measured: development key 98.3 %, chords 0.874, bpm 98.3 %; held-out 95 % / 0.872 / 95 % (before the tempo
+ * prior and the 60 BPM bound on eight-beat doubling in metrical-level.ts: 98.3 % / 0.873 / 98.3 % and 95 % / 0.853 /
+ * 85 %; before the tuning split was tuned on: 100 % / 0.824 / 96.7 % and 95 % / 0.796 / 77.5 %; when the corpus was
+ * added: 80 % / 0.81 / 93.3 % and 87.5 % / 0.81 / 82.5 %). On the tuning split's time-stretched copies (not
+ * asserted) the bpm follows on 95 % (94 % before).
  */
 const FLOORS = {
   development: { keyFollows: 0.95, chordsFollowMean: 0.85, tempoFollows: 0.95 },
-  "held-out": { keyFollows: 0.95, chordsFollowMean: 0.82, tempoFollows: 0.8 },
+  "held-out": { keyFollows: 0.95, chordsFollowMean: 0.84, tempoFollows: 0.9 },
 };
 
 const analyse = async (file: string): Promise<MusicAnalysis> => {
