@@ -1,10 +1,14 @@
+import fs from "node:fs";
 import path from "node:path";
 import { fourStemMasks } from "../../dsp/four-stems.ts";
 import { istft, stft } from "../../dsp/spectrogram.ts";
+import { progressSpan } from "../../engine/progress.ts";
 import type { Module } from "../../engine/types.ts";
+import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { analysisSize } from "../stems-shared/masked-stem.ts";
+import { complement, modelStem } from "../stems-shared/run-stems.ts";
 
 export const FOUR_STEMS = ["vocals", "drums", "bass", "other"] as const;
 export type FourStems = Record<(typeof FOUR_STEMS)[number], Float32Array[]>;
@@ -29,14 +33,59 @@ export function fourStemsClassical(pcm: Pcm): FourStems {
   return { vocals, drums, bass, other };
 }
 
+/** The stems an operator's model can give, the file looked up by default, and what a model's `stem` may name instead. */
+const MODEL_STEMS = [
+  { target: "vocals", rest: "accompaniments", param: "vocalsModel", defaultModel: "vocals.onnx" },
+  { target: "drums", rest: "other", param: "drumsModel", defaultModel: "drums.onnx" },
+  { target: "bass", rest: "other", param: "bassModel", defaultModel: "bass.onnx" },
+] as const;
+type ModelStem = (typeof MODEL_STEMS)[number];
+
+interface Stems4Params {
+  format: AudioFormat;
+  method: "auto" | "model" | "classical";
+  vocalsModel: string;
+  drumsModel: string;
+  bassModel: string;
+}
+
+const MODEL_FILE = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*\\.onnx$" };
+
+const modelFileOf = (params: Record<string, unknown>, stem: ModelStem) =>
+  typeof params[stem.param] === "string" ? (params[stem.param] as string) : stem.defaultModel;
+
+/** The stems whose model file is in the models directory, unless the job asks for the classical method. */
+function stemsWithModel(params: Record<string, unknown>, modelsDir: string): ModelStem[] {
+  if (params.method === "classical") return [];
+  return MODEL_STEMS.filter((stem) => fs.existsSync(path.join(modelsDir, modelFileOf(params, stem))));
+}
+
+/**
+ * Vocals, drums and bass each from the operator's ONNX model for that stem when its file is present (MDX-Net
+ * style, as stems-drums and stems-vocals-accompaniment run them), the others by the classical masks; other is
+ * the input minus the three, so the four add up to the input whatever made them.
+ */
 export const stems4Module: Module = {
   name: "stems-4",
   description:
-    "Splits a song into vocals, drums, bass and other with classical masks: harmonic/percussive/residual separation for the drums (Driedger et al. 2014), a low-band f0 track and its partials for the bass, a predominant-melody f0 track (harmonic summation, stereo centre) and its partials for the vocals. The four stems add up to the input.",
+    "Splits a song into vocals, drums, bass and other. Each of vocals, drums and bass comes from the operator's ONNX separation model for it (vocals.onnx, drums.onnx, bass.onnx) when the file is in the models directory; otherwise from classical masks: harmonic/percussive/residual separation for the drums (Driedger et al. 2014), a low-band f0 track and its partials for the bass, a predominant-melody f0 track (harmonic summation, stereo centre) and its partials for the vocals. The four stems add up to the input.",
   params: {
     type: "object",
     additionalProperties: false,
-    properties: { format: { enum: AUDIO_FORMAT_NAMES, default: "wav" } },
+    properties: {
+      format: { enum: AUDIO_FORMAT_NAMES, default: "wav" },
+      method: {
+        enum: ["auto", "model", "classical"],
+        default: "auto",
+        description: "auto: each stem's model when its file is present, else classical; model: all three models",
+      },
+      ...Object.fromEntries(
+        MODEL_STEMS.map((stem) => [
+          stem.param,
+          { ...MODEL_FILE, default: stem.defaultModel, description: `ONNX file of the ${stem.target} model` },
+        ]),
+      ),
+    },
   },
   inputs: { audio: { type: "audio", description: "Song to separate" } },
   outputs: {
@@ -44,14 +93,49 @@ export const stems4Module: Module = {
     drums: { type: "audio", description: "Drums, cymbals included" },
     bass: { type: "audio", description: "Bass line" },
     other: { type: "audio", description: "Everything else: the input minus the other three" },
-    method: { type: "string", description: '"classical"' },
+    method: {
+      type: "string",
+      description: '"classical", or per stem what made it: "vocals=onnx:vocals.onnx drums=classical bass=classical"',
+    },
   },
   heavy: true,
+  availability(params, env) {
+    if (params.method !== "model") return undefined;
+    const missing = MODEL_STEMS.map((stem) => modelFileOf(params, stem)).filter(
+      (file) => !fs.existsSync(path.join(env.modelsDir, file)),
+    );
+    return missing.length ? `model files not in the models directory: ${missing.join(", ")}` : undefined;
+  },
   async run(ctx) {
-    const format = (ctx.params.format ?? "wav") as AudioFormat;
+    const p = ctx.params as unknown as Stems4Params;
+    const format = p.format ?? "wav";
     const pcm = await decodeAudio(String(ctx.inputs.audio), {}, ctx.signal);
     ctx.reportProgress?.(0.1);
-    const stems = fourStemsClassical(pcm);
+    const withModel = stemsWithModel(ctx.params, ctx.modelsDir);
+    if (p.method === "model" && withModel.length < MODEL_STEMS.length) {
+      const missing = MODEL_STEMS.filter((stem) => !withModel.includes(stem)).map((s) => modelFileOf(ctx.params, s));
+      throw new JobFailure(
+        "BAD_INPUT",
+        `method "model" needs the model files ${missing.join(", ")}, which this server does not have.`,
+      );
+    }
+    const classical = withModel.length < MODEL_STEMS.length ? fourStemsClassical(pcm) : undefined;
+    const made: Partial<Record<ModelStem["target"], Float32Array[]>> = {};
+    const methods: string[] = [];
+    for (const [i, stem] of MODEL_STEMS.entries()) {
+      if (withModel.includes(stem)) {
+        const file = modelFileOf(ctx.params, stem);
+        const span = progressSpan(ctx.reportProgress, 0.1 + (0.8 * i) / 3, 0.1 + (0.8 * (i + 1)) / 3);
+        made[stem.target] = await modelStem(path.join(ctx.modelsDir, file), pcm, {}, stem, ctx.signal, span);
+        methods.push(`${stem.target}=onnx:${file}`);
+      } else {
+        made[stem.target] = (classical as FourStems)[stem.target];
+        methods.push(`${stem.target}=classical`);
+      }
+    }
+    const { vocals, drums, bass } = made as Record<ModelStem["target"], Float32Array[]>;
+    const other = complement(complement(complement(pcm.channels, vocals), drums), bass);
+    const stems: FourStems = { vocals, drums, bass, other };
     ctx.reportProgress?.(0.9);
     const extension = AUDIO_FORMATS[format].extension;
     const files = Object.fromEntries(
@@ -62,6 +146,6 @@ export const stems4Module: Module = {
         encodePcm({ sampleRate: pcm.sampleRate, channels: stems[name] }, files[name] as string, format, ctx.signal),
       ),
     );
-    return { ...files, method: "classical" };
+    return { ...files, method: withModel.length ? methods.join(" ") : "classical" };
   },
 };

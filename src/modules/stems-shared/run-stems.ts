@@ -76,8 +76,18 @@ export function stemAvailability(pair: StemPair): NonNullable<Module["availabili
   };
 }
 
+/** The job's overrides of a model's settings (stems-drums and stems-vocals-accompaniment take them as params). */
+export type ModelOverrides = Pick<
+  StemParams,
+  "modelFftSize" | "modelHop" | "modelFrames" | "modelOutput" | "modelStem"
+>;
+
 /** Settings from the job's params, else the model's metadata_props, else MDX-Net's usual values. */
-async function modelSettings(file: string, p: StemParams, pair: StemPair): Promise<ModelSettings & { stem: string }> {
+async function modelSettings(
+  file: string,
+  p: ModelOverrides,
+  pair: Pick<StemPair, "target" | "rest">,
+): Promise<ModelSettings & { stem: string }> {
   let metadata: Record<string, string>;
   try {
     metadata = await readOnnxMetadata(file);
@@ -124,16 +134,8 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
   let target: Float32Array[];
   let method: string;
   if (modelPresent) {
-    const settings = await modelSettings(modelFile, p, pair);
-    let stem: Float32Array[];
-    try {
-      const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
-      stem = await separateWithModel(modelFile, pcm.channels, settings, ctx.signal, separating);
-    } catch (error) {
-      if (error instanceof RangeError) throw modelFailure(modelFile, error.message, error);
-      throw error;
-    }
-    target = settings.stem === pair.target ? stem : complement(pcm.channels, stem);
+    const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
+    target = await modelStem(modelFile, pcm, p, pair, ctx.signal, separating);
     method = `onnx:${p.model}`;
   } else {
     target = pair.classical(pcm);
@@ -152,8 +154,31 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
   return { [pair.target]: targetFile, [pair.rest]: restFile, method };
 }
 
+/**
+ * `pair.target` of a recording by an operator's model, one signal per channel: the model's output, or the input
+ * minus it when the model (by its `stem` metadata or the job's override) estimates `pair.rest`.
+ */
+export async function modelStem(
+  modelFile: string,
+  pcm: Pcm,
+  overrides: ModelOverrides,
+  pair: Pick<StemPair, "target" | "rest">,
+  signal?: AbortSignal,
+  onProgress?: (fraction: number) => void,
+): Promise<Float32Array[]> {
+  const settings = await modelSettings(modelFile, overrides, pair);
+  let stem: Float32Array[];
+  try {
+    stem = await separateWithModel(modelFile, pcm.channels, settings, signal, onProgress);
+  } catch (error) {
+    if (error instanceof RangeError) throw modelFailure(modelFile, error.message, error);
+    throw error;
+  }
+  return settings.stem === pair.target ? stem : complement(pcm.channels, stem);
+}
+
 /** The input minus a stem, channel by channel. */
-function complement(input: readonly Float32Array[], stem: readonly Float32Array[]): Float32Array[] {
+export function complement(input: readonly Float32Array[], stem: readonly Float32Array[]): Float32Array[] {
   return input.map((channel, c) => {
     const part = stem[c] as Float32Array;
     return channel.map((value, i) => value - (part[i] as number));
