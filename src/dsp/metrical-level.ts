@@ -10,7 +10,10 @@
  * hits), and refused when the group's pulses are about equally accented (kick and snare alternating on every
  * beat: grouping them would put the backbeat between beats). It is refused too when another pulse of the group
  * carries about as much snare-band onset as the strongest one: the backbeat marks beats, so a louder kick and bass
- * on 1 and 3 must not fold the snare's 2 and 4 into the off-beats (the half-tempo error of rock and shuffle).
+ * on 1 and 3 must not fold the snare's 2 and 4 into the off-beats (the half-tempo error of rock and shuffle). For
+ * the same reason two pulses are not grouped when the stronger carries more snare hits (mid-band onsets with
+ * high-band noise) and the other at least as many kick hits (low-band onsets with the beater's click): that is
+ * the backbeat's alternation of beats, and grouping would put the beat on the snare.
  * A grouping in twos that takes the beat away from the preferred tempo (~120 BPM) needs a clearer accent, by the
  * ratio of a log-Gaussian tempo prior at the two levels (Ellis 2007): rock at 124–147 BPM, whose kick and snare
  * beats differ in loudness, is then not halved, while the eighths of a ballad still group into its 60–90 BPM beat.
@@ -67,12 +70,31 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Per grid point: snare-band onsets, and the larger of kick- and snare-band ones, each relative to its loud hits. */
-function drumAccents(onsets: OnsetEnvelope, grid: number[]): { accent: number[]; snare: number[] } {
+function drumAccents(onsets: OnsetEnvelope, grid: number[]): DrumAccents {
   const kick = grid.map((t) => valueAt(onsets.low, onsets.frameRate, t));
   const snare = grid.map((t) => valueAt(onsets.mid, onsets.frameRate, t));
+  const high = grid.map((t) => valueAt(onsets.high, onsets.frameRate, t));
   const kickScale = percentile(kick, 0.95) || 1;
   const snareScale = percentile(snare, 0.95) || 1;
-  return { accent: kick.map((k, i) => Math.max(k / kickScale, (snare[i] as number) / snareScale)), snare };
+  const highScale = percentile(high, 0.95) || 1;
+  const withNoise = (band: number[], scale: number) =>
+    band.map((v, i) => Math.min(v / scale, (high[i] as number) / highScale));
+  return {
+    accent: kick.map((k, i) => Math.max(k / kickScale, (snare[i] as number) / snareScale)),
+    snare,
+    kickHit: withNoise(kick, kickScale),
+    snareHit: withNoise(snare, snareScale),
+  };
+}
+
+interface DrumAccents {
+  /** The larger of the kick- and snare-band onsets, each relative to its loud hits. */
+  accent: number[];
+  /** Snare-band onsets. */
+  snare: number[];
+  /** Drum hits: low- or mid-band onsets with high-band noise at once (kick click, snare rattle; see onsets.ts). */
+  kickHit: number[];
+  snareHit: number[];
 }
 
 interface Grouping {
@@ -106,11 +128,26 @@ function runnerUpRatio(means: number[], strongest: number): number {
 }
 
 /** How well pulses of `step` grid steps starting at `phase` group by `size`. */
-function grouping(drums: { accent: number[]; snare: number[] }, phase: number, step: number, size: number): Grouping {
+function grouping(drums: DrumAccents, phase: number, step: number, size: number): Grouping {
   const accent = pulseMeans(drums.accent, phase, step, size);
   const strongest = accent.indexOf(Math.max(...accent));
   const snare = pulseMeans(drums.snare, phase, step, size);
+  if (size === 2 && backbeatLeads(drums, phase, step, strongest)) return { size, strongest, ratio: 1 };
   return { size, strongest, ratio: Math.max(runnerUpRatio(accent, strongest), runnerUpRatio(snare, strongest)) };
+}
+
+/**
+ * Whether, of two alternating pulses, the stronger is the backbeat: it carries more snare hits and the other at
+ * least as many kick hits. Kick on 1 and 3, snare on 2 and 4 (Goto 2001) makes both pulses beats: grouping them
+ * would put the beat on the snare and halve the tempo.
+ */
+function backbeatLeads(drums: DrumAccents, phase: number, step: number, strongest: number): boolean {
+  const kick = pulseMeans(drums.kickHit, phase, step, 2);
+  const snare = pulseMeans(drums.snareHit, phase, step, 2);
+  const other = 1 - strongest;
+  return (
+    (snare[strongest] as number) > (snare[other] as number) && (kick[other] as number) >= (kick[strongest] as number)
+  );
 }
 
 export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {

@@ -14,7 +14,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic, type MusicAnalysis } from "../../src/dsp/analyze-music.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
-import { renderedCorpus } from "../corpus/corpus.ts";
+import { renderedCorpus, type Split } from "../corpus/corpus.ts";
 import { chordOverlap } from "../helpers/mir-metrics.ts";
 import { PITCH_NAMES } from "../music/theory.ts";
 
@@ -26,12 +26,21 @@ const STRETCHES = [0.85, 0.88, 0.91, 0.94, 0.97, 1.03, 1.06, 1.09, 1.12, 1.15];
  * prior and the 60 BPM bound on eight-beat doubling in metrical-level.ts: 98.3 % / 0.873 / 98.3 % and 95 % / 0.853 /
  * 85 %; before the tuning split was tuned on: 100 % / 0.824 / 96.7 % and 95 % / 0.796 / 77.5 %; when the corpus was
  * added: 80 % / 0.81 / 93.3 % and 87.5 % / 0.81 / 82.5 %). On the tuning split's time-stretched copies (not
- * asserted) the bpm follows on 95 % (94 % before).
+ * asserted; MIXDOWN_INVARIANCE_SPLITS=tuning) the bpm follows on 96 % (95 % before the backbeat check of
+ * metrical-level.ts, 94 % before the tempo prior).
  */
 const FLOORS = {
   development: { keyFollows: 0.95, chordsFollowMean: 0.85, tempoFollows: 0.95 },
   "held-out": { keyFollows: 0.95, chordsFollowMean: 0.84, tempoFollows: 0.9 },
 };
+
+/**
+ * The splits measured: development and held-out, or those named in MIXDOWN_INVARIANCE_SPLITS (comma-separated), so
+ * tuning can be measured without looking at held-out. Tuning has no floors: it is reported, not asserted.
+ */
+const SPLITS_TO_MEASURE = (process.env.MIXDOWN_INVARIANCE_SPLITS ?? "development,held-out")
+  .split(",")
+  .map((s) => s.trim()) as Split[];
 
 const analyse = async (file: string): Promise<MusicAnalysis> => {
   const pcm = await decodeAudio(file, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
@@ -60,7 +69,7 @@ function transpose(label: string, semitones: number): string {
 test("music analysis follows transposition and time-stretching of the corpus", async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-invariance-"));
   try {
-    for (const split of ["development", "held-out"] as const) {
+    for (const split of SPLITS_TO_MEASURE) {
       const rows: Row[] = [];
       const tracks = await renderedCorpus(split);
       for (const [i, track] of tracks.entries()) {
@@ -94,6 +103,7 @@ test("music analysis follows transposition and time-stretching of the corpus", a
         tempoFollows: share((r) => r.tempoFollows),
       };
       t.diagnostic(`summary ${split}: ${JSON.stringify({ tracks: rows.length, ...summary })}`);
+      if (split === "tuning") continue;
       const floors = FLOORS[split];
       assert.ok(summary.keyFollows >= floors.keyFollows, `${split}: key follows on ${summary.keyFollows}`);
       assert.ok(summary.chordsFollowMean >= floors.chordsFollowMean, `${split}: chords ${summary.chordsFollowMean}`);
