@@ -2,10 +2,11 @@
  * Which pulse is the beat: the metrical level read from the drum pattern rather than from a tempo prior.
  *
  * A fast pulse is found first (the fastest well-fitting tempo up to 520 BPM: eighths or sixteenths, see
- * tempo.ts) and tracked (beats.ts); halving its period gives a grid fine enough to hold the beat of duple and
- * compound meters alike. Each grid point gets an accent: the larger of its kick (< 200 Hz) and snare
- * (200–2500 Hz) onset strengths, each scaled by its own 95th percentile so neither drum dominates. Then the
- * level climbs: from a level of k grid steps, grouping its pulses by 2 or by 3 is accepted when one pulse of
+ * tempo.ts) and tracked (beats.ts) on the drum hits, as the beats are (drumAccentEnvelope in onsets.ts: the
+ * swung eighths of a shuffle's bass and comping otherwise pull the pulse off the beats); halving its period gives
+ * a grid fine enough to hold the beat of duple and compound meters alike. Each grid point gets an accent: the
+ * larger of its kick (< 200 Hz) and snare (200–2500 Hz) onset strengths, each scaled by its own 95th percentile so
+ * neither drum dominates. Then the level climbs: from a level of k grid steps, grouping its pulses by 2 or by 3 is accepted when one pulse of
  * each group carries clearly more accent than the others (the hi-hat subdivisions between kick and snare
  * hits), and refused when the group's pulses are about equally accented (kick and snare alternating on every
  * beat: grouping them would put the backbeat between beats). It is refused too when another pulse of the group
@@ -26,7 +27,7 @@
  * four is doubled (bars hold at most four beats), unless that gives a duple beat slower than 60 BPM.
  */
 import { trackBeats } from "./beats.ts";
-import type { OnsetEnvelope } from "./onsets.ts";
+import { drumAccentEnvelope, type OnsetEnvelope } from "./onsets.ts";
 import { estimateTempo } from "./tempo.ts";
 
 /** A group whose weaker pulses carry less than this share of its strongest pulse's accent has one beat. */
@@ -152,7 +153,7 @@ function backbeatLeads(drums: DrumAccents, phase: number, step: number, stronges
 
 export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
   const fast = estimateTempo(onsets.strength, onsets.frameRate, { minBpm: 60, maxBpm: FAST_PULSE_MAX_BPM });
-  const pulses = trackBeats(onsets.strength, onsets.frameRate, fast);
+  const pulses = trackBeats(drumAccentEnvelope(onsets), onsets.frameRate, fast);
   const grid: number[] = [];
   pulses.forEach((t, i) => {
     grid.push(t);
