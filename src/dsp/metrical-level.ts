@@ -1,5 +1,6 @@
 /**
- * Which pulse is the beat: the metrical level read from the drum pattern rather than from a tempo prior.
+ * Which pulse is the beat: the metrical level read from the drum pattern; a tempo prior can only make a grouping
+ * harder (below), never pick the level.
  *
  * A fast pulse is found first (the fastest well-fitting tempo up to 520 BPM: eighths or sixteenths, see
  * tempo.ts) and tracked (beats.ts) on the drum hits, as the beats are (drumAccentEnvelope in onsets.ts: the
