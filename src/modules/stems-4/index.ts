@@ -8,29 +8,27 @@ import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { analysisSize } from "../stems-shared/masked-stem.ts";
-import { complement, modelStem } from "../stems-shared/run-stems.ts";
+import { complement, MODEL_FILE, modelStem } from "../stems-shared/run-stems.ts";
 
 export const FOUR_STEMS = ["vocals", "drums", "bass", "other"] as const;
 export type FourStems = Record<(typeof FOUR_STEMS)[number], Float32Array[]>;
 
-/**
- * Vocals, drums, bass and other of a recording by the classical masks of dsp/four-stems.ts (one mask per stem
- * for all channels); other is the input minus the three, so the four add up to the input exactly.
- */
-export function fourStemsClassical(pcm: Pcm): FourStems {
+/** Vocals, drums and bass of a recording by the classical masks of dsp/four-stems.ts (one mask per stem for all channels). */
+function classicalStems(pcm: Pcm): Omit<FourStems, "other"> {
   const { fftSize, hop } = analysisSize(pcm.sampleRate);
   const specs = pcm.channels.map((channel) => stft(channel, fftSize, hop));
   const masks = fourStemMasks(specs, pcm.sampleRate);
-  const drums = specs.map((spec) => istft(spec, masks.drums));
-  const bass = specs.map((spec) => istft(spec, masks.bass));
-  const vocals = specs.map((spec) => istft(spec, masks.vocals));
-  const other = pcm.channels.map((channel, c) => {
-    const d = drums[c] as Float32Array;
-    const b = bass[c] as Float32Array;
-    const v = vocals[c] as Float32Array;
-    return channel.map((x, i) => x - (d[i] as number) - (b[i] as number) - (v[i] as number));
-  });
-  return { vocals, drums, bass, other };
+  return {
+    vocals: specs.map((spec) => istft(spec, masks.vocals)),
+    drums: specs.map((spec) => istft(spec, masks.drums)),
+    bass: specs.map((spec) => istft(spec, masks.bass)),
+  };
+}
+
+/** The four classical stems; other is the input minus the three, so the four add up to the input exactly. */
+export function fourStemsClassical(pcm: Pcm): FourStems {
+  const { vocals, drums, bass } = classicalStems(pcm);
+  return { vocals, drums, bass, other: complement(pcm.channels, drums, bass, vocals) };
 }
 
 /** The stems an operator's model can give, the file looked up by default, and what a model's `stem` may name instead. */
@@ -48,8 +46,6 @@ interface Stems4Params {
   drumsModel: string;
   bassModel: string;
 }
-
-const MODEL_FILE = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*\\.onnx$" };
 
 const modelFileOf = (params: Record<string, unknown>, stem: ModelStem) =>
   typeof params[stem.param] === "string" ? (params[stem.param] as string) : stem.defaultModel;
@@ -119,7 +115,7 @@ export const stems4Module: Module = {
         `method "model" needs the model files ${missing.join(", ")}, which this server does not have.`,
       );
     }
-    const classical = withModel.length < MODEL_STEMS.length ? fourStemsClassical(pcm) : undefined;
+    const classical = withModel.length < MODEL_STEMS.length ? classicalStems(pcm) : undefined;
     const made: Partial<Record<ModelStem["target"], Float32Array[]>> = {};
     const methods: string[] = [];
     for (const [i, stem] of MODEL_STEMS.entries()) {
@@ -129,12 +125,12 @@ export const stems4Module: Module = {
         made[stem.target] = await modelStem(path.join(ctx.modelsDir, file), pcm, {}, stem, ctx.signal, span);
         methods.push(`${stem.target}=onnx:${file}`);
       } else {
-        made[stem.target] = (classical as FourStems)[stem.target];
+        made[stem.target] = (classical as Omit<FourStems, "other">)[stem.target];
         methods.push(`${stem.target}=classical`);
       }
     }
     const { vocals, drums, bass } = made as Record<ModelStem["target"], Float32Array[]>;
-    const other = complement(complement(complement(pcm.channels, vocals), drums), bass);
+    const other = complement(pcm.channels, vocals, drums, bass);
     const stems: FourStems = { vocals, drums, bass, other };
     ctx.reportProgress?.(0.9);
     const extension = AUDIO_FORMATS[format].extension;

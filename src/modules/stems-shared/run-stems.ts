@@ -26,7 +26,8 @@ export interface StemPair {
   classical(pcm: Pcm): Float32Array[];
 }
 
-const MODEL_FILE = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*\\.onnx$" };
+/** A model file named in a job: a plain .onnx file name in the models directory, never a path. */
+export const MODEL_FILE = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*\\.onnx$" };
 
 export function stemParams(pair: StemPair): Record<string, unknown> {
   return {
@@ -177,10 +178,19 @@ export async function modelStem(
   return settings.stem === pair.target ? stem : complement(pcm.channels, stem);
 }
 
-/** The input minus a stem, channel by channel. */
-export function complement(input: readonly Float32Array[], stem: readonly Float32Array[]): Float32Array[] {
+/** The input minus the given stems, channel by channel. */
+export function complement(
+  input: readonly Float32Array[],
+  ...stems: readonly (readonly Float32Array[])[]
+): Float32Array[] {
   return input.map((channel, c) => {
-    const part = stem[c] as Float32Array;
-    return channel.map((value, i) => value - (part[i] as number));
+    const parts = stems.map((stem) => stem[c] as Float32Array);
+    const rest = new Float32Array(channel.length);
+    for (let i = 0; i < channel.length; i++) {
+      let value = channel[i] as number;
+      for (const part of parts) value -= part[i] as number;
+      rest[i] = value;
+    }
+    return rest;
   });
 }
