@@ -12,7 +12,7 @@ import { decodeFloat } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { Rng } from "../music/synth.ts";
 import { gateModel, onnxModel, scaleModel } from "./onnx-models.ts";
-import { drumsAndHarmony, sum } from "./signals.ts";
+import { drumsAndHarmony, maxDifference, sum } from "./signals.ts";
 import { wav16 } from "./wav.ts";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-onnx-"));
@@ -26,12 +26,6 @@ const save = (name: string, bytes: Uint8Array) => {
 const noise = (length: number, seed: number) => {
   const rng = new Rng(seed);
   return Float32Array.from({ length }, () => rng.uniform(-0.5, 0.5));
-};
-const maxDifference = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  assert.equal(a.length, b.length);
-  let max = 0;
-  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs((a[i] as number) - (b[i] as number)));
-  return max;
 };
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 

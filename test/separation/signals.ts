@@ -3,11 +3,20 @@
  * and decaying sweeps) over harmonic parts (sustained chords, a bass line, a plucked melody), and a repeating
  * accompaniment loop for a voice to be sung over. Deterministic for a seed.
  */
+import assert from "node:assert/strict";
 import { addSample, biquad, hatSample, panGains, Rng, renderNote, snareSample, wavetable } from "../music/synth.ts";
 
 export type Stereo = [Float32Array, Float32Array];
 
 export const stereo = (length: number): Stereo => [new Float32Array(length), new Float32Array(length)];
+
+/** The largest absolute sample difference of two signals of the same length. */
+export function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  assert.equal(a.length, b.length);
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs((a[i] as number) - (b[i] as number)));
+  return max;
+}
 
 export function sum(...parts: Stereo[]): Stereo {
   const out = stereo(parts[0]?.[0].length ?? 0);

@@ -2,16 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { istft, magnitudes, RealFft, stft } from "../../src/dsp/spectrogram.ts";
 import { Rng } from "../music/synth.ts";
+import { maxDifference } from "./signals.ts";
 
 const noise = (length: number, seed: number) => {
   const rng = new Rng(seed);
   return Float32Array.from({ length }, () => rng.uniform(-1, 1));
-};
-const maxDifference = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  assert.equal(a.length, b.length);
-  let max = 0;
-  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs((a[i] as number) - (b[i] as number)));
-  return max;
 };
 
 test("RealFft equals the DFT, for powers of 2 and odd multiples of them", () => {

@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import { decodeFloat } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { scaleModel } from "./onnx-models.ts";
-import { drumsAndHarmony, sum } from "./signals.ts";
+import { drumsAndHarmony, maxDifference, sum } from "./signals.ts";
 import { wav16 } from "./wav.ts";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-stems4-onnx-"));
@@ -60,12 +60,10 @@ async function separate(params: Record<string, unknown>) {
 async function assertScaled(stem: Float32Array[] | undefined, gain: number, what: string) {
   const original = await decodeFloat(input, 2);
   for (let c = 0; c < 2; c++) {
-    const got = stem?.[c] as Float32Array;
-    const want = original[c] as Float32Array;
-    assert.equal(got.length, want.length, `${what}: length`);
-    let error = 0;
-    for (let i = 0; i < got.length; i++)
-      error = Math.max(error, Math.abs((got[i] as number) - gain * (want[i] as number)));
+    const error = maxDifference(
+      stem?.[c] as Float32Array,
+      (original[c] as Float32Array).map((v) => v * gain),
+    );
     assert.ok(error <= 1.01 * STEP, `${what}, channel ${c}: ${error / STEP} steps from ${gain} × input`);
   }
 }
