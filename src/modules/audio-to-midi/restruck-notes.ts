@@ -1,5 +1,6 @@
 import { FrameAnalyzer } from "../../dsp/stft.ts";
 import type { NoteEvent } from "./decode.ts";
+import { midiHz, partialMagnitude } from "./partials.ts";
 
 /**
  * Re-struck notes in chord re-attacks. A strummed guitar chord struck again while it rings re-strikes every
@@ -46,8 +47,7 @@ export function addRestruckNotes(
     return v > ((onsets[i - 1] as number[])[pitch] as number) && v > ((onsets[i + 1] as number[])[pitch] as number);
   };
   const spectra = new SpectrumCache(audio, centre);
-  const binOf = (midi: number, partial: number): number =>
-    Math.round((partial * 440 * 2 ** ((midi - 69) / 12) * FFT_SIZE) / sampleRate);
+  const binOf = (midi: number, partial: number): number => Math.round((partial * midiHz(midi) * FFT_SIZE) / sampleRate);
   const restruck: NoteEvent[] = [];
   for (const note of events) {
     const pitch = note.pitchMidi - MIDI_OFFSET;
@@ -104,8 +104,7 @@ class SpectrumCache {
     let sum = 0;
     for (let i = from; i <= to; i++) {
       const spectrum = this.at(i);
-      for (const b of bins)
-        sum += Math.max(spectrum[b - 1] as number, spectrum[b] as number, spectrum[b + 1] as number);
+      for (const b of bins) sum += partialMagnitude(spectrum, b);
     }
     return sum / (to - from + 1);
   }

@@ -1,5 +1,6 @@
 import { FrameAnalyzer } from "../../dsp/stft.ts";
 import type { NoteEvent } from "./decode.ts";
+import { midiHz, partialMagnitude } from "./partials.ts";
 
 /**
  * Subharmonic "ghost" notes: basic-pitch often adds, under a loud tone, a weaker note an octave, an octave and a
@@ -82,8 +83,6 @@ export function dropSubharmonicGhosts(
   return events.filter((e) => !ghost(e));
 }
 
-const midiHz = (midi: number): number => 440 * 2 ** ((midi - 69) / 12);
-
 /**
  * The mean magnitude of the partials of f0 that a tone at ratio·f0 does not share and no other note explains ÷
  * the mean of those it shares (each the largest of the 3 bins around it); undefined when no partial is its own.
@@ -102,7 +101,7 @@ function ownPartialsShare(
   for (let h = 1; h <= PARTIALS; h++) {
     const bin = binOf(h * f0);
     if (bin + 1 >= spectrum.length) break;
-    const magnitude = Math.max(spectrum[bin - 1] as number, spectrum[bin] as number, spectrum[bin + 1] as number);
+    const magnitude = partialMagnitude(spectrum, bin);
     if (h % ratio === 0) {
       shared += magnitude;
       sharedCount++;
