@@ -45,7 +45,7 @@ export function readFloatWav(bytes: Buffer): Float32Array[] {
   throw new Error("no data chunk in WAV");
 }
 
-async function fluidsynth(midi: string, wav: string): Promise<void> {
+async function fluidsynth(midi: string, wav: string, soundfont: string): Promise<void> {
   await execFileAsync("fluidsynth", [
     "-ni",
     "-q",
@@ -60,13 +60,16 @@ async function fluidsynth(midi: string, wav: string): Promise<void> {
     String(SAMPLE_RATE),
     "-F",
     wav,
-    SOUNDFONT,
+    soundfont,
     midi,
   ]);
 }
 
-/** Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. */
-export async function renderSong(spec: SongSpec, dir: string): Promise<void> {
+/**
+ * Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. The corpus uses
+ * FluidR3; the separation model trains on other soundfonts (tools/separation-model).
+ */
+export async function renderSong(spec: SongSpec, dir: string, soundfont = SOUNDFONT): Promise<void> {
   const { parts, truth } = composeSong(spec);
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(path.join(dir, "song.mid"), midiFile(parts));
@@ -79,7 +82,7 @@ export async function renderSong(spec: SongSpec, dir: string): Promise<void> {
       const midi = path.join(dir, `${stem}.mid`);
       const raw = path.join(dir, `${stem}.f32.wav`);
       await fsp.writeFile(midi, midiFile(own));
-      await fluidsynth(midi, raw);
+      await fluidsynth(midi, raw, soundfont);
       readFloatWav(await fsp.readFile(raw)).forEach((channel, c) => {
         audio[c]?.set(channel.subarray(0, frames));
       });

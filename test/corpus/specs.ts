@@ -25,6 +25,11 @@ const cycle = <T>(count: number, values: readonly T[]) =>
 
 export function corpusSpecs(split: Split): SongSpec[] {
   const { count, seed } = SPLITS[split];
+  return songSpecs(split, count, seed);
+}
+
+/** `count` stratified song specs from `seed`, named `<prefix>-001`…; the splits' and the separation model's training songs. */
+export function songSpecs(prefix: string, count: number, seed: number): SongSpec[] {
   const rng = new Rng(seed);
   const threes = Math.round(count * 0.25);
   const sixes = Math.round(count * 0.15);
@@ -47,7 +52,7 @@ export function corpusSpecs(split: Split): SongSpec[] {
     const [low, high] = groove.bpm;
     const beatsPerBar = meter === "4/4" ? 4 : meter === "3/4" ? 3 : 2;
     return {
-      id: `${split}-${String(i + 1).padStart(3, "0")}`,
+      id: `${prefix}-${String(i + 1).padStart(3, "0")}`,
       seed: seed * 1000 + i,
       bpm: Math.round(low + (high - low) * (tempoPlaces[i] as number)),
       meter,

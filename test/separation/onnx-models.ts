@@ -15,7 +15,10 @@ export interface Initializer {
 export interface ModelGraph {
   /** Shape of the input "spectrogram" and of the output "stem"; strings are symbolic axes. */
   shape: (number | string)[];
-  nodes: { op: string; inputs: string[]; output: string }[];
+  /** The output's shape when it differs from the input's (a model of several stems). */
+  outputShape?: (number | string)[];
+  /** `axis`: the attribute of Concat and the like. */
+  nodes: { op: string; inputs: string[]; output: string; axis?: number }[];
   initializers: Initializer[];
   metadata?: Record<string, string>;
 }
@@ -35,7 +38,14 @@ export function onnxModel(graph: ModelGraph): Uint8Array {
     metadataProps: Object.entries(graph.metadata ?? {}).map(([key, value]) => ({ key, value })),
     graph: {
       name: "separation",
-      node: graph.nodes.map((n, i) => ({ name: `n${i}`, opType: n.op, input: n.inputs, output: [n.output] })),
+      node: graph.nodes.map((n, i) => ({
+        name: `n${i}`,
+        opType: n.op,
+        input: n.inputs,
+        output: [n.output],
+        attribute:
+          n.axis === undefined ? [] : [{ name: "axis", type: onnx.AttributeProto.AttributeType.INT, i: n.axis }],
+      })),
       initializer: graph.initializers.map((init) => ({
         name: init.name,
         dims: init.dims,
@@ -43,7 +53,7 @@ export function onnxModel(graph: ModelGraph): Uint8Array {
         floatData: init.values,
       })),
       input: [{ name: "spectrogram", type: tensorType(graph.shape) }],
-      output: [{ name: "stem", type: tensorType(graph.shape) }],
+      output: [{ name: "stem", type: tensorType(graph.outputShape ?? graph.shape) }],
     },
   });
   return onnx.ModelProto.encode(model).finish();
@@ -77,4 +87,17 @@ export const gateModel = (
       { name: "bias", dims: [], values: [bias] },
     ],
     ...(metadata ? { metadata } : {}),
+  });
+
+/** Two stems, gain · spectrogram then (1 − gain) · spectrogram, one after the other on the channel axis. */
+export const twoStemModel = (shape: number[], gain: number) =>
+  onnxModel({
+    shape,
+    outputShape: [shape[0] as number, 2 * (shape[1] as number), shape[2] as number, shape[3] as number],
+    nodes: [
+      { op: "Mul", inputs: ["spectrogram", "gain"], output: "first" },
+      { op: "Sub", inputs: ["spectrogram", "first"], output: "second" },
+      { op: "Concat", inputs: ["first", "second"], output: "stem", axis: 1 },
+    ],
+    initializers: [{ name: "gain", dims: [], values: [gain] }],
   });

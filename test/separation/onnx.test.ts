@@ -7,11 +7,11 @@ import * as ort from "onnxruntime-node";
 import { istft, magnitudes, stft } from "../../src/dsp/spectrogram.ts";
 import { JobFailure } from "../../src/jobs/job-failure.ts";
 import { parseOnnxMetadata } from "../../src/modules/stems-shared/onnx-metadata.ts";
-import { separateWithModel } from "../../src/modules/stems-shared/onnx-separator.ts";
+import { separateStems, separateWithModel } from "../../src/modules/stems-shared/onnx-separator.ts";
 import { decodeFloat } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { Rng } from "../music/synth.ts";
-import { gateModel, onnxModel, scaleModel } from "./onnx-models.ts";
+import { gateModel, onnxModel, scaleModel, twoStemModel } from "./onnx-models.ts";
 import { drumsAndHarmony, maxDifference, sum } from "./signals.ts";
 import { wav16 } from "./wav.ts";
 
@@ -65,6 +65,39 @@ test("complex stereo model (MDX-Net layout), fixed batch of 3: a 0.25 gain gives
       mono[0] as Float32Array,
       (input[0] as Float32Array).map((v) => v * 0.25),
     ) < 1e-6,
+  );
+});
+
+test("a model of two stems gives them one after another on its output's channel axis", async () => {
+  const file = save("two-stems.onnx", twoStemModel([1, 2, 513, 16], 0.25));
+  const input = [noise(20000, 5), noise(20000, 6)];
+  const [first, second] = await separateStems(
+    file,
+    input,
+    { fftSize: 1024, hop: 256, frames: 16, output: "spectrogram" },
+    2,
+  );
+  for (let c = 0; c < 2; c++) {
+    const x = input[c] as Float32Array;
+    assert.ok(
+      maxDifference(
+        first?.[c] as Float32Array,
+        x.map((v) => v * 0.25),
+      ) < 1e-5,
+      `first stem, channel ${c}`,
+    );
+    assert.ok(
+      maxDifference(
+        second?.[c] as Float32Array,
+        x.map((v) => v * 0.75),
+      ) < 1e-5,
+      `second stem, channel ${c}`,
+    );
+  }
+  // The same file read as one stem: the output has twice the input's size, which a one-stem model must not.
+  await assert.rejects(
+    separateWithModel(file, input, { fftSize: 1024, hop: 256, frames: 16, output: "spectrogram" }),
+    /not a float32 tensor of the input's shape/,
   );
 });
 

@@ -45,11 +45,7 @@ function layoutOf(shape: ReadonlyArray<number | string>, settings: ModelSettings
   return { batch: batch ?? 1, planes, bins: bins ?? available, frames: frames ?? settings.frames };
 }
 
-/**
- * Runs a spectrogram-mask separation model over a whole recording and returns the stem it estimates, one
- * signal per channel. Chunks of the model's frame count overlap by half and are cross-faded (sin² weights);
- * bins above the model's are left out of the stem. onnxruntime is loaded only here, when a model is used.
- */
+/** Runs a one-stem separation model (separateStems) and returns its stem, one signal per channel. */
 export async function separateWithModel(
   file: string,
   channels: readonly Float32Array[],
@@ -57,6 +53,24 @@ export async function separateWithModel(
   signal?: AbortSignal,
   onProgress?: (fraction: number) => void,
 ): Promise<Float32Array[]> {
+  return (await separateStems(file, channels, settings, 1, signal, onProgress))[0] as Float32Array[];
+}
+
+/**
+ * Runs a spectrogram-mask separation model over a whole recording and returns the `stemCount` stems it
+ * estimates, each one signal per channel. A model of several stems gives them one after another on its output's
+ * channel axis (`stemCount` times the input's channels). Chunks of the model's frame count overlap by half and
+ * are cross-faded (sin² weights); bins above the model's are left out of the stems. onnxruntime is loaded only
+ * here, when a model is used.
+ */
+export async function separateStems(
+  file: string,
+  channels: readonly Float32Array[],
+  settings: ModelSettings,
+  stemCount: number,
+  signal?: AbortSignal,
+  onProgress?: (fraction: number) => void,
+): Promise<Float32Array[][]> {
   const ort = await import("onnxruntime-node");
   let session: Awaited<ReturnType<typeof ort.InferenceSession.create>>;
   try {
@@ -70,13 +84,11 @@ export async function separateWithModel(
     const layout = layoutOf(input.shape, settings, file);
     const specs = channels.map((channel) => stft(channel, settings.fftSize, settings.hop));
     const first = specs[0];
-    if (!first) return [];
+    if (!first) return Array.from({ length: stemCount }, () => []);
     const { frames, bins } = first;
-    const targets = specs.map((spec) => ({
-      ...spec,
-      re: new Float32Array(spec.re.length),
-      im: new Float32Array(spec.im.length),
-    }));
+    const targets = Array.from({ length: stemCount }, () =>
+      specs.map((spec) => ({ ...spec, re: new Float32Array(spec.re.length), im: new Float32Array(spec.im.length) })),
+    );
 
     // Channel groups the model sees together: stereo pairs (a lone channel fills both sides), or one by one.
     const groups: number[][] = [];
@@ -134,61 +146,79 @@ export async function separateWithModel(
         try {
           const outputs = await session.run({ [inputName]: tensor });
           const output = outputs[outputName];
-          if (output?.type !== "float32" || output.data.length !== data.length) {
-            throw new Error(`output ${outputName} is not a float32 tensor of the input's shape`);
+          if (output?.type !== "float32" || output.data.length !== stemCount * data.length) {
+            throw new Error(
+              stemCount === 1
+                ? `output ${outputName} is not a float32 tensor of the input's shape`
+                : `output ${outputName} is not a float32 tensor of ${stemCount} stems of the input's shape`,
+            );
           }
           result = output.data as Float32Array;
         } catch (error) {
           throw modelFailure(file, (error as Error).message, error);
         }
-        batch.forEach((start, b) => {
-          group.forEach((c, side) => {
-            const spec = specs[c] as Spectrogram;
-            const target = targets[c] as Spectrogram;
-            for (let i = 0; i < T && start + i < frames; i++) {
-              const row = (start + i) * bins;
-              const w = weight[i] as number;
-              for (let f = 0; f < F; f++) {
-                const re = spec.re[row + f] as number;
-                const im = spec.im[row + f] as number;
-                const at = b * itemSize + f * T + i;
-                let outRe: number;
-                let outIm: number;
-                if (complex) {
-                  outRe = result[at + 2 * side * planeSize] as number;
-                  outIm = result[at + (2 * side + 1) * planeSize] as number;
-                  if (settings.output === "mask") {
-                    outRe *= re;
-                    outIm *= im;
-                  }
-                } else {
-                  // A magnitude: the stem takes the mixture's phase.
-                  const magnitude = Math.sqrt(re * re + im * im);
-                  const value = result[at + side * planeSize] as number;
-                  const gain = settings.output === "mask" ? value : magnitude > 0 ? value / magnitude : 0;
-                  outRe = gain * re;
-                  outIm = gain * im;
-                }
-                target.re[row + f] = (target.re[row + f] as number) + w * outRe;
-                target.im[row + f] = (target.im[row + f] as number) + w * outIm;
-              }
-            }
-          });
-        });
-      }
-    }
-    return targets.map((target, c) => {
-      const scale = uses[c] as number;
-      for (let t = 0; t < frames; t++) {
-        const norm = 1 / (scale * (weightSum[t] as number));
-        for (let f = 0; f < F; f++) {
-          const i = t * bins + f;
-          target.re[i] = (target.re[i] as number) * norm;
-          target.im[i] = (target.im[i] as number) * norm;
+        for (let stem = 0; stem < stemCount; stem++) {
+          accumulate(result, stem, targets[stem] as Spectrogram[], batch, group);
         }
       }
-      return istft(target);
-    });
+    }
+    /** Adds chunk results of one stem, weighted for the cross-fade, to its spectrograms. */
+    function accumulate(
+      result: Float32Array,
+      stem: number,
+      stemTargets: Spectrogram[],
+      batch: number[],
+      group: number[],
+    ) {
+      batch.forEach((start, b) => {
+        group.forEach((c, side) => {
+          const spec = specs[c] as Spectrogram;
+          const target = stemTargets[c] as Spectrogram;
+          for (let i = 0; i < T && start + i < frames; i++) {
+            const row = (start + i) * bins;
+            const w = weight[i] as number;
+            for (let f = 0; f < F; f++) {
+              const re = spec.re[row + f] as number;
+              const im = spec.im[row + f] as number;
+              const at = (b * stemCount + stem) * itemSize + f * T + i;
+              let outRe: number;
+              let outIm: number;
+              if (complex) {
+                outRe = result[at + 2 * side * planeSize] as number;
+                outIm = result[at + (2 * side + 1) * planeSize] as number;
+                if (settings.output === "mask") {
+                  outRe *= re;
+                  outIm *= im;
+                }
+              } else {
+                // A magnitude: the stem takes the mixture's phase.
+                const magnitude = Math.sqrt(re * re + im * im);
+                const value = result[at + side * planeSize] as number;
+                const gain = settings.output === "mask" ? value : magnitude > 0 ? value / magnitude : 0;
+                outRe = gain * re;
+                outIm = gain * im;
+              }
+              target.re[row + f] = (target.re[row + f] as number) + w * outRe;
+              target.im[row + f] = (target.im[row + f] as number) + w * outIm;
+            }
+          }
+        });
+      });
+    }
+    return targets.map((stemTargets) =>
+      stemTargets.map((target, c) => {
+        const scale = uses[c] as number;
+        for (let t = 0; t < frames; t++) {
+          const norm = 1 / (scale * (weightSum[t] as number));
+          for (let f = 0; f < F; f++) {
+            const i = t * bins + f;
+            target.re[i] = (target.re[i] as number) * norm;
+            target.im[i] = (target.im[i] as number) * norm;
+          }
+        }
+        return istft(target);
+      }),
+    );
   } finally {
     await session.release();
   }
