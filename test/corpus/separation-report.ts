@@ -15,4 +15,5 @@ const result = await scoreSplit(split, step, (line) => {
 });
 console.log(`summary ${split}, ${result.tracks} tracks: stems-drums ${JSON.stringify(result.drums)}`);
 console.log(`summary ${split}, ${result.tracks} tracks: stems-vocals-accompaniment ${JSON.stringify(result.vocals)}`);
-console.log(`summary ${split}, ${result.tracks} tracks: stems-4 ${JSON.stringify(result.stems4)}`);
+console.log(`summary ${split}, ${result.tracks} tracks: stems-4 network ${JSON.stringify(result.stems4)}`);
+console.log(`summary ${split}, ${result.tracks} tracks: stems-4 classical ${JSON.stringify(result.stems4Classical)}`);

@@ -5,7 +5,7 @@
  * |S|² / (|S|² + |R|²) of the true stems on the same STFT as the method's.
  */
 import { istft, magnitudes, stft } from "../../src/dsp/spectrogram.ts";
-import { fourStemsClassical } from "../../src/modules/stems-4/index.ts";
+import { fourStemsClassical, fourStemsNetwork } from "../../src/modules/stems-4/index.ts";
 import { drumsByHpss } from "../../src/modules/stems-drums/index.ts";
 import { analysisSize } from "../../src/modules/stems-shared/masked-stem.ts";
 import { vocalsByRepetSim } from "../../src/modules/stems-vocals/index.ts";
@@ -60,7 +60,7 @@ export interface Figures {
   mixtureRest: number;
 }
 
-function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): Figures {
+export function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): Figures {
   const ideal = oracle(mix, target, rest);
   return {
     target: sdr(estimate, target),
@@ -73,7 +73,10 @@ function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Stereo): F
 }
 
 export interface TrackFigures {
+  /** stems-4 by its default method, Mixdown's network. */
   stems4: Record<FourStem, Figures>;
+  /** stems-4 with method "classical". */
+  stems4Classical: Record<FourStem, Figures>;
   /** stems-drums: drums vs bass + vocals + other. */
   drums: Figures;
   /** stems-vocals-accompaniment: the voice line vs everything else. */
@@ -89,13 +92,14 @@ export async function separate(track: RenderedTrack): Promise<TrackFigures> {
   )) as Stereo[];
   const m = mix as Stereo;
   const pcm = { sampleRate: SAMPLE_RATE, channels: m };
-  const four = fourStemsClassical(pcm);
   const sources = { drums, bass, vocals, other } as Record<FourStem, Stereo>;
-  const stems4 = Object.fromEntries(
-    FOUR_STEM_NAMES.map((name) => [name, figures(m, sources[name], subtract(m, sources[name]), four[name])]),
-  ) as Record<FourStem, Figures>;
+  const scored = (four: Record<FourStem, Stereo>) =>
+    Object.fromEntries(
+      FOUR_STEM_NAMES.map((name) => [name, figures(m, sources[name], subtract(m, sources[name]), four[name])]),
+    ) as Record<FourStem, Figures>;
   return {
-    stems4,
+    stems4: scored(await fourStemsNetwork(pcm)),
+    stems4Classical: scored(fourStemsClassical(pcm)),
     drums: figures(m, drums as Stereo, add(bass as Stereo, vocals as Stereo, other as Stereo), drumsByHpss(pcm)),
     vocals: figures(m, vocals as Stereo, add(drums as Stereo, bass as Stereo, other as Stereo), vocalsByRepetSim(pcm)),
   };
@@ -139,26 +143,42 @@ export interface SplitFigures {
   drums: ReturnType<typeof summary>;
   vocals: ReturnType<typeof summary>;
   stems4: StemsFourSummary;
+  stems4Classical: StemsFourSummary;
 }
 
 /** Every `step`-th track of a split, scored; `log` receives a line per track. */
 export async function scoreSplit(split: Split, step: number, log: (line: string) => void): Promise<SplitFigures> {
-  const tracks = (await renderedCorpus(split)).filter((_, i) => i % step === 0);
+  const tracks = await renderedCorpus(split, (spec) => (Number(spec.id.slice(-3)) - 1) % step === 0);
   const drums: Figures[] = [];
   const vocals: Figures[] = [];
   const four: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };
+  const fourClassical: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };
   for (const track of tracks) {
     const r = await separate(track);
     drums.push(r.drums);
     vocals.push(r.vocals);
-    for (const name of FOUR_STEM_NAMES) four[name].push(r.stems4[name]);
+    for (const name of FOUR_STEM_NAMES) {
+      four[name].push(r.stems4[name]);
+      fourClassical[name].push(r.stems4Classical[name]);
+    }
     const fixed = (f: Figures) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round2(v)]));
     log(`${track.id} (${track.truth.groove}): ${JSON.stringify({ drums: fixed(r.drums), vocals: fixed(r.vocals) })}`);
-    log(
-      `${track.id} stems-4 (estimate / oracle dB): ${Object.entries(r.stems4)
-        .map(([name, f]) => `${name} ${f.target.toFixed(2)} / ${f.oracleTarget.toFixed(2)}`)
-        .join(", ")}`,
-    );
+    for (const [method, stems] of [
+      ["network", r.stems4],
+      ["classical", r.stems4Classical],
+    ] as const) {
+      log(
+        `${track.id} stems-4 ${method} (estimate / oracle dB): ${Object.entries(stems)
+          .map(([name, f]) => `${name} ${f.target.toFixed(2)} / ${f.oracleTarget.toFixed(2)}`)
+          .join(", ")}`,
+      );
+    }
   }
-  return { tracks: tracks.length, drums: summary(drums), vocals: summary(vocals), stems4: stemsFourSummary(four) };
+  return {
+    tracks: tracks.length,
+    drums: summary(drums),
+    vocals: summary(vocals),
+    stems4: stemsFourSummary(four),
+    stems4Classical: stemsFourSummary(fourClassical),
+  };
 }

@@ -9,11 +9,19 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fourStemsClassical } from "../../src/modules/stems-4/index.ts";
+import { fourStemsNetwork } from "../../src/modules/stems-4/index.ts";
 import { drumsByHpss } from "../../src/modules/stems-drums/index.ts";
 import type { AssertedSplit } from "./corpus.ts";
 import { drumElementTakes } from "./drum-elements.ts";
-import { FOUR_STEM_NAMES, SAMPLE_RATE, type Stereo, scoreSplit, subtract, TRACK_STEP } from "./separation-scoring.ts";
+import {
+  FOUR_STEM_NAMES,
+  type FourStem,
+  SAMPLE_RATE,
+  type Stereo,
+  scoreSplit,
+  subtract,
+  TRACK_STEP,
+} from "./separation-scoring.ts";
 
 const step = Number(process.env.CORPUS_SEPARATION_STEP ?? TRACK_STEP);
 
@@ -30,32 +38,36 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
 };
 
 /**
- * stems-4 mean SDR per stem (dB), as measured less 0.5 dB. Measured (every 10th track), development / held-out:
- * drums 1.34 / 2.15 (oracle 10.34 / 10.48), bass 3.80 / 3.26 (11.07 / 10.61), vocals −3.61 / 2.93
- * (10.10 / 14.86), other 0.43 / −3.96 (10.41 / 9.46); tuning split (10 tracks, separation-report.ts): drums
- * 1.83, bass 4.23, vocals 1.31, other −4.91 (oracle 10.73, 11.38, 14.95, 7.74). Before the centre weight by
- * level or phase, the bass octave check downwards, the vocal mask taken first and the bass mask up to 300 Hz:
- * development 1.11 / 2.50 / 1.32 / 1.84, held-out 1.98 / −1.77 / −9.18 / −5.57, tuning 1.74 / −0.30 / −6.14 /
- * −5.34. Development's vocals fell (quiet choir voices, where the looser centre weight lets more accompaniment
- * in), and so did its other; every other figure rose. Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals
- * and other ≥ 0.6 × oracle) are far from reached.
+ * stems-4 mean SDR per stem (dB), as measured less 0.5 dB, by the network (its default) and by the classical
+ * masks (method "classical"). Network measured (every 10th track), development / held-out: drums 2.83 / 3.15,
+ * bass 3.97 / 3.77, vocals −1.43 / 6.19, other 1.18 / 0.89 (tuning: 3.57, 4.38, 5.82, −0.56).
+ * Classical measured, development / held-out: drums 1.34 / 2.15 (oracle 10.34 / 10.48), bass 3.80 / 3.26
+ * (11.07 / 10.61), vocals −3.61 / 2.93 (10.10 / 14.86), other 0.43 / −3.96 (10.41 / 9.46). Issue 18's goals
+ * (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are not reached by either (README).
  */
-const STEMS4_FLOORS: Record<AssertedSplit, Record<(typeof FOUR_STEM_NAMES)[number], number>> = {
-  development: { drums: 0.8, bass: 3.3, vocals: -4.1, other: -0.1 },
-  "held-out": { drums: 1.6, bass: 2.7, vocals: 2.4, other: -4.5 },
+const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Record<FourStem, number>>> = {
+  network: {
+    development: { drums: 2.3, bass: 3.4, vocals: -1.9, other: 0.6 },
+    "held-out": { drums: 2.6, bass: 3.2, vocals: 5.6, other: 0.3 },
+  },
+  classical: {
+    development: { drums: 0.8, bass: 3.3, vocals: -4.1, other: -0.1 },
+    "held-out": { drums: 1.6, bass: 2.7, vocals: 2.4, other: -4.5 },
+  },
 };
 
 /**
  * Share of each drum element's energy that stems-drums and stems-4 keep in drums (mean of 3 kits), as measured
- * less 3–5 points. stems-4's drums are the same mask (dsp/four-stems.ts drumMask) less what its vocal mask takes;
- * stems-4 measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %,
- * open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, high tom 84 %, mid tom 81 %, floor tom 87 %,
- * tambourine 100 %. stems-drums measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat
- * 100 %, pedal hi-hat 100 %, open hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %,
+ * less 4 points. stems-4 (its network) measured: kick 91 %, snare 91 %, side stick 95 %, clap 87 %, closed hi-hat
+ * 100 %, pedal hi-hat 98 %, open hi-hat 85 %, crash 97 %, ride 97 %, ride bell 83 %, high tom 69 %, mid tom 75 %,
+ * floor tom 75 %, tambourine 100 % (with the classical masks: kick 95 %, snare 99 %, side stick, clap and the
+ * closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %).
+ * stems-drums measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat
+ * 100 %, open hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %,
  * floor tom 87 %, tambourine 100 % (before the hit-decay rule, stems-4: open hi-hat 83 %, crash 93 %, ride 84 %,
  * ride bell 67 %, toms 73 / 74 / 83 %, kick 94 %; Fitzgerald's two-way mask before that: open hi-hat 46 %, crash
- * 35 %, ride 50 %, ride bell 24 %, toms 71–81 %). Issue 18's goal, ≥ 90 % for every element, is met except for
- * the open hi-hat, ride, ride bell and toms.
+ * 35 %, ride 50 %, ride bell 24 %, toms 71–81 %). Issue 18's goal, ≥ 90 % for every element, is not met for the
+ * open hi-hat, ride bell and toms by either, nor for the clap by the network or the ride by the classical masks.
  */
 const DRUM_ELEMENT_FLOORS: Record<"stems-drums" | "stems-4", Record<string, number>> = {
   "stems-drums": {
@@ -75,45 +87,49 @@ const DRUM_ELEMENT_FLOORS: Record<"stems-drums" | "stems-4", Record<string, numb
     tambourine: 0.95,
   },
   "stems-4": {
-    kick: 0.89,
-    snare: 0.93,
-    "side stick": 0.94,
-    clap: 0.95,
+    kick: 0.87,
+    snare: 0.87,
+    "side stick": 0.91,
+    clap: 0.83,
     "closed hi-hat": 0.95,
-    "pedal hi-hat": 0.93,
-    "open hi-hat": 0.82,
+    "pedal hi-hat": 0.94,
+    "open hi-hat": 0.81,
     crash: 0.93,
-    ride: 0.83,
-    "ride bell": 0.69,
-    "high tom": 0.81,
-    "mid tom": 0.78,
-    "floor tom": 0.84,
+    ride: 0.93,
+    "ride bell": 0.79,
+    "high tom": 0.65,
+    "mid tom": 0.71,
+    "floor tom": 0.71,
     tambourine: 0.95,
   },
 };
 
 for (const split of ["development", "held-out"] as const) {
   test(`stems-drums and stems-vocals-accompaniment on the rendered corpus, ${split} split`, async (t) => {
-    const { tracks, drums: d, vocals: v, stems4: s4 } = await scoreSplit(split, step, (line) => t.diagnostic(line));
+    const figures = await scoreSplit(split, step, (line) => t.diagnostic(line));
+    const { tracks, drums: d, vocals: v } = figures;
+    const stems4 = { network: figures.stems4, classical: figures.stems4Classical };
     t.diagnostic(`summary ${split}, ${tracks} tracks: stems-drums ${JSON.stringify(d)}`);
     t.diagnostic(`summary ${split}, ${tracks} tracks: stems-vocals-accompaniment ${JSON.stringify(v)}`);
-    t.diagnostic(`summary ${split}, ${tracks} tracks: stems-4 ${JSON.stringify(s4)}`);
+    for (const [method, s4] of Object.entries(stems4))
+      t.diagnostic(`summary ${split}, ${tracks} tracks: stems-4 ${method} ${JSON.stringify(s4)}`);
     const floor = FLOORS[split];
     if (step !== TRACK_STEP) return; // another subset: figures only
     assert.ok(d.target >= floor.drums, `drums ${JSON.stringify(d)}`);
     assert.ok(d.rest >= floor.other, `other ${JSON.stringify(d)}`);
     assert.ok(v.target >= floor.vocals, `vocals ${JSON.stringify(v)}`);
     assert.ok(v.rest >= floor.accompaniment, `accompaniment ${JSON.stringify(v)}`);
-    for (const name of FOUR_STEM_NAMES) {
-      const want = STEMS4_FLOORS[split][name];
-      assert.ok(s4[name].sdr >= want, `stems-4 ${name}: ${JSON.stringify(s4[name])}, floor ${want} dB`);
-    }
+    for (const [method, s4] of Object.entries(stems4))
+      for (const name of FOUR_STEM_NAMES) {
+        const want = STEMS4_FLOORS[method as keyof typeof stems4][split][name];
+        assert.ok(s4[name].sdr >= want, `stems-4 ${method} ${name}: ${JSON.stringify(s4[name])}, floor ${want} dB`);
+      }
   });
 }
 
-const separators: Record<keyof typeof DRUM_ELEMENT_FLOORS, (channels: Stereo) => Stereo> = {
-  "stems-drums": (channels) => drumsByHpss({ sampleRate: SAMPLE_RATE, channels }),
-  "stems-4": (channels) => fourStemsClassical({ sampleRate: SAMPLE_RATE, channels }).drums,
+const separators: Record<keyof typeof DRUM_ELEMENT_FLOORS, (channels: Stereo) => Promise<Stereo>> = {
+  "stems-drums": async (channels) => drumsByHpss({ sampleRate: SAMPLE_RATE, channels }),
+  "stems-4": async (channels) => (await fourStemsNetwork({ sampleRate: SAMPLE_RATE, channels })).drums,
 };
 
 test("stems-drums and stems-4 on each GM drum element alone: the share of its energy kept in drums", async (t) => {
@@ -122,7 +138,7 @@ test("stems-drums and stems-4 on each GM drum element alone: the share of its en
   for (const [name, separate] of Object.entries(separators)) {
     const shares = new Map<string, number[]>();
     for (const take of takes) {
-      const drums = separate(take.channels);
+      const drums = await separate(take.channels);
       const kept = energy(drums);
       const share = kept / (kept + energy(subtract(take.channels, drums)));
       shares.set(take.element, [...(shares.get(take.element) ?? []), share]);

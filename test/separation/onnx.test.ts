@@ -68,6 +68,19 @@ test("complex stereo model (MDX-Net layout), fixed batch of 3: a 0.25 gain gives
   );
 });
 
+test("chunks that share fewer frames than half (overlap setting) still cross-fade to the exact stem", async () => {
+  const file = save("scale-overlap.onnx", scaleModel([1, 4, 513, 16], 0.25));
+  const input = [noise(30000, 7), noise(30000, 8)];
+  for (const overlap of [0, 3]) {
+    const settings = { fftSize: 1024, hop: 256, frames: 16, overlap, output: "spectrogram" as const };
+    const stem = await separateWithModel(file, input, settings);
+    for (let c = 0; c < 2; c++) {
+      const want = (input[c] as Float32Array).map((v) => v * 0.25);
+      assert.ok(maxDifference(stem[c] as Float32Array, want) < 1e-6, `overlap ${overlap}, channel ${c}`);
+    }
+  }
+});
+
 test("a model of two stems gives them one after another on its output's channel axis", async () => {
   const file = save("two-stems.onnx", twoStemModel([1, 2, 513, 16], 0.25));
   const input = [noise(20000, 5), noise(20000, 6)];
@@ -76,6 +89,7 @@ test("a model of two stems gives them one after another on its output's channel 
     input,
     { fftSize: 1024, hop: 256, frames: 16, output: "spectrogram" },
     2,
+    [0, 1],
   );
   for (let c = 0; c < 2; c++) {
     const x = input[c] as Float32Array;
@@ -94,6 +108,20 @@ test("a model of two stems gives them one after another on its output's channel 
       `second stem, channel ${c}`,
     );
   }
+  // Only the second stem kept.
+  const [only] = await separateStems(
+    file,
+    input,
+    { fftSize: 1024, hop: 256, frames: 16, output: "spectrogram" },
+    2,
+    [1],
+  );
+  assert.ok(
+    maxDifference(
+      only?.[0] as Float32Array,
+      (input[0] as Float32Array).map((v) => v * 0.75),
+    ) < 1e-5,
+  );
   // The same file read as one stem: the output has twice the input's size, which a one-stem model must not.
   await assert.rejects(
     separateWithModel(file, input, { fftSize: 1024, hop: 256, frames: 16, output: "spectrogram" }),

@@ -1,6 +1,7 @@
 /**
  * mixdown/stems-4 with operator models: each of vocals, drums and bass comes from its ONNX file when it is in
- * MIXDOWN_MODELS_DIR, the rest from the classical masks, and `other` is the input minus the three. The models
+ * MIXDOWN_MODELS_DIR, the rest from Mixdown's own network (or the classical masks when asked), and `other` is the
+ * input minus the three. The models
  * are tiny scaling graphs (onnx-models.ts), so each model stem is an exact multiple of the input.
  */
 import assert from "node:assert/strict";
@@ -83,9 +84,9 @@ async function assertAddsUp(stems: Record<string, Float32Array[]>) {
   }
 }
 
-test("vocals.onnx and bass.onnx present, drums.onnx absent: two model stems, classical drums, other the rest", async () => {
+test("vocals.onnx and bass.onnx present, drums.onnx absent: two model stems, drums by the network, other the rest", async () => {
   const { method, stems } = await separate({});
-  assert.equal(method, "vocals=onnx:vocals.onnx drums=classical bass=onnx:bass.onnx");
+  assert.equal(method, "vocals=onnx:vocals.onnx drums=network bass=onnx:bass.onnx");
   await assertScaled(stems.vocals, 0.25, "vocals");
   await assertScaled(stems.bass, 0.125, "bass");
   await assertAddsUp(stems);
@@ -93,15 +94,17 @@ test("vocals.onnx and bass.onnx present, drums.onnx absent: two model stems, cla
 
 test("a model whose stem metadata names the complement gives the input minus its output", async () => {
   const { method, stems } = await separate({ bassModel: "no-bass.onnx" });
-  assert.equal(method, "vocals=onnx:vocals.onnx drums=classical bass=onnx:no-bass.onnx");
+  assert.equal(method, "vocals=onnx:vocals.onnx drums=network bass=onnx:no-bass.onnx");
   await assertScaled(stems.bass, 0.5, "bass");
 });
 
-test('method "classical" ignores the models', async () => {
-  const { method, stems } = await separate({ method: "classical" });
-  assert.equal(method, "classical");
-  await assertAddsUp(stems);
-});
+for (const method of ["classical", "network"]) {
+  test(`method "${method}" ignores the operator models`, async () => {
+    const separated = await separate({ method });
+    assert.equal(separated.method, method);
+    await assertAddsUp(separated.stems);
+  });
+}
 
 test('method "model" with a model missing fails as bad input, naming the missing file', async () => {
   const id = await server.createJob(app.apiKey, "mixdown/stems-4", { inputUrl, method: "model" });

@@ -2,7 +2,7 @@
  * mixdown/stems-4 over HTTP: four stems with the input's rate, channels and length that add up to it, each
  * closer to its source than the mixture is. Sources: synthetic drums, harmony (chords, a bass line, a plucked
  * melody; its bass and the rest are one source here, so bass + other are checked against it together) and a
- * centred sung-like line with vibrato. The corpus figures per stem are in test/corpus/separation.test.ts.
+ * centred espeak-ng voice. The corpus figures per stem are in test/corpus/separation.test.ts.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -12,7 +12,8 @@ import { after, before, describe, test } from "node:test";
 import { decodeFloat, probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, downloadTo, Mixdown } from "../helpers/mixdown.ts";
 import { sdr } from "../helpers/sdr.ts";
-import { drumsAndHarmony, sum, vibratoVoice } from "./signals.ts";
+import { drumsAndHarmony, maxDifference, sum } from "./signals.ts";
+import { espeakVoice } from "./voice.ts";
 import { wav16 } from "./wav.ts";
 
 /** 16-bit output: each stem is within half a step of its exact value, so the sum of four within ~2 steps. */
@@ -33,16 +34,16 @@ describe("mixdown/stems-4 over HTTP", () => {
     assertNoneRunning();
   });
 
-  test("{vocals, drums, bass, other, method}: same rate, channels and length, adding up to the input", async () => {
+  test("{vocals, drums, bass, other, method}: same rate, channels and length, adding up to the input", async (t) => {
     const { drums, harmony } = drumsAndHarmony(10, 44100, 31);
-    const voice = vibratoVoice(drums[0].length, 44100);
+    const voice = await espeakVoice(10, 44100, 1.2);
     const mix = sum(drums, harmony, voice);
     const input = path.join(tmp, "song.wav");
     fs.writeFileSync(input, wav16(mix, 44100));
     const url = await server.upload(app.apiKey, fs.readFileSync(input), "audio/wav");
     const job = await server.runJob(app.apiKey, "mixdown/stems-4", { inputUrl: url }, 120_000);
     assert.deepEqual(Object.keys(job.result).sort(), ["bass", "drums", "method", "other", "vocals"]);
-    assert.equal(job.result.method, "classical");
+    assert.equal(job.result.method, "network");
 
     const original = await decodeFloat(input, 2);
     const stems: Record<string, Float32Array[]> = {};
@@ -69,8 +70,44 @@ describe("mixdown/stems-4 over HTTP", () => {
       b.map((v, i) => v + ((other as Float32Array[])[c]?.[i] as number)),
     );
     const gain = (estimate: Float32Array[], source: Float32Array[]) => sdr(estimate, source) - sdr(mix, source);
-    assert.ok(gain(drumStem as Float32Array[], drums) > 6, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
-    assert.ok(gain(vocals as Float32Array[], voice) > 6, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
-    assert.ok(gain(harmonic, harmony) > 3, `bass + other SDR ${sdr(harmonic, harmony)}`);
+    const gains = {
+      drums: gain(drumStem as Float32Array[], drums),
+      vocals: gain(vocals as Float32Array[], voice),
+      "bass + other": gain(harmonic, harmony),
+    };
+    t.diagnostic(`SDR gains over the mixture (dB): ${JSON.stringify(gains)}`);
+    // As measured with the network, less a margin: drums 10.8, vocals 1.0 (an espeak-ng voice is far from the
+    // voices it trained on; README), bass + other 2.1.
+    assert.ok(gains.drums > 9, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
+    assert.ok(gains.vocals > 0.5, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
+    assert.ok(gains["bass + other"] > 1.5, `bass + other SDR ${sdr(harmonic, harmony)}`);
+  });
+
+  test("a 48 kHz input: the network runs on a 44.1 kHz copy, the stems come back at 48 kHz and add up to the input", async () => {
+    const { drums, harmony } = drumsAndHarmony(4, 48000, 5);
+    const mix = sum(drums, harmony);
+    const input = path.join(tmp, "song-48k.wav");
+    fs.writeFileSync(input, wav16(mix, 48000));
+    const url = await server.upload(app.apiKey, fs.readFileSync(input), "audio/wav");
+    const job = await server.runJob(app.apiKey, "mixdown/stems-4", { inputUrl: url }, 120_000);
+    assert.equal(job.result.method, "network");
+    const original = await decodeFloat(input, 2);
+    const total = original.map((channel) => new Float32Array(channel.length));
+    for (const name of ["vocals", "drums", "bass", "other"]) {
+      const file = await downloadTo(job.result[name], path.join(tmp, `48k-${name}.wav`));
+      assert.equal((await probe(file)).streams[0]?.sample_rate, "48000", name);
+      const decoded = await decodeFloat(file, 2);
+      assert.equal(decoded[0]?.length, original[0]?.length, `${name}: length`);
+      decoded.forEach((channel, c) => {
+        for (let i = 0; i < channel.length; i++) {
+          const sums = total[c] as Float32Array;
+          sums[i] = (sums[i] as number) + (channel[i] as number);
+        }
+      });
+    }
+    const error = Math.max(...total.map((channel, c) => maxDifference(channel, original[c] as Float32Array)));
+    assert.ok(error <= 4.5 * STEP, `stems add up to the input within ${error / STEP} steps`);
+    const drumStem = await decodeFloat(path.join(tmp, "48k-drums.wav"), 2);
+    assert.ok(sdr(drumStem, drums) - sdr(mix, drums) > 3, `drums SDR ${sdr(drumStem, drums)}`);
   });
 });

@@ -9,6 +9,7 @@ import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { analysisSize } from "../stems-shared/masked-stem.ts";
 import { complement, MODEL_FILE, modelStem } from "../stems-shared/run-stems.ts";
+import { networkStems, networkStemsOf } from "./network.ts";
 
 export const FOUR_STEMS = ["vocals", "drums", "bass", "other"] as const;
 export type FourStems = Record<(typeof FOUR_STEMS)[number], Float32Array[]>;
@@ -31,6 +32,12 @@ export function fourStemsClassical(pcm: Pcm): FourStems {
   return { vocals, drums, bass, other: complement(pcm.channels, drums, bass, vocals) };
 }
 
+/** The four stems by Mixdown's network (`pcm` at NETWORK_SAMPLE_RATE, 44.1 kHz); other is the input minus the three, as always. */
+export async function fourStemsNetwork(pcm: Pcm, signal?: AbortSignal): Promise<FourStems> {
+  const { vocals, drums, bass } = await networkStems(pcm, signal);
+  return { vocals, drums, bass, other: complement(pcm.channels, drums, bass, vocals) };
+}
+
 /** The stems an operator's model can give, the file looked up by default, and what a model's `stem` may name instead. */
 const MODEL_STEMS = [
   { target: "vocals", rest: "accompaniments", param: "vocalsModel", defaultModel: "vocals.onnx" },
@@ -41,7 +48,7 @@ type ModelStem = (typeof MODEL_STEMS)[number];
 
 interface Stems4Params {
   format: AudioFormat;
-  method: "auto" | "model" | "classical";
+  method: "auto" | "model" | "network" | "classical";
   vocalsModel: string;
   drumsModel: string;
   bassModel: string;
@@ -50,30 +57,32 @@ interface Stems4Params {
 const modelFileOf = (params: Record<string, unknown>, stem: ModelStem) =>
   typeof params[stem.param] === "string" ? (params[stem.param] as string) : stem.defaultModel;
 
-/** The stems whose model file is in the models directory, unless the job asks for the classical method. */
+/** The stems whose operator model file is in the models directory, unless the job asks for the network or the classical method. */
 function stemsWithModel(params: Record<string, unknown>, modelsDir: string): ModelStem[] {
-  if (params.method === "classical") return [];
+  if (params.method === "classical" || params.method === "network") return [];
   return MODEL_STEMS.filter((stem) => fs.existsSync(path.join(modelsDir, modelFileOf(params, stem))));
 }
 
 /**
  * Vocals, drums and bass each from the operator's ONNX model for that stem when its file is present (MDX-Net
- * style, as stems-drums and stems-vocals-accompaniment run them), the others by the classical masks; other is
- * the input minus the three, so the four add up to the input whatever made them.
+ * style, as stems-drums and stems-vocals-accompaniment run them), the others from Mixdown's own network
+ * (network.ts), or from the classical masks when the job asks; other is the input minus the three, so the four
+ * add up to the input whatever made them.
  */
 export const stems4Module: Module = {
   name: "stems-4",
   description:
-    "Splits a song into vocals, drums, bass and other. Each of vocals, drums and bass comes from the operator's ONNX separation model for it (vocals.onnx, drums.onnx, bass.onnx) when the file is in the models directory; otherwise from classical masks: harmonic/percussive/residual separation for the drums (Driedger et al. 2014), a low-band f0 track and its partials for the bass, a predominant-melody f0 track (harmonic summation, stereo centre) and its partials for the vocals. The four stems add up to the input.",
+    "Splits a song into vocals, drums, bass and other. Each of vocals, drums and bass comes from the operator's ONNX separation model for it (vocals.onnx, drums.onnx, bass.onnx) when the file is in the models directory; otherwise from Mixdown's own mask network (a small network trained on rendered multi-instrument songs, shipped with Mixdown), or, with method classical, from classical masks: harmonic/percussive/residual separation for the drums (Driedger et al. 2014), a low-band f0 track and its partials for the bass, a predominant-melody f0 track for the vocals. The four stems add up to the input.",
   params: {
     type: "object",
     additionalProperties: false,
     properties: {
       format: { enum: AUDIO_FORMAT_NAMES, default: "wav" },
       method: {
-        enum: ["auto", "model", "classical"],
+        enum: ["auto", "model", "network", "classical"],
         default: "auto",
-        description: "auto: each stem's model when its file is present, else classical; model: all three models",
+        description:
+          "auto: each stem's operator model when its file is present, else Mixdown's network; model: all three operator models; network: Mixdown's network only; classical: the classical masks only",
       },
       ...Object.fromEntries(
         MODEL_STEMS.map((stem) => [
@@ -91,7 +100,8 @@ export const stems4Module: Module = {
     other: { type: "audio", description: "Everything else: the input minus the other three" },
     method: {
       type: "string",
-      description: '"classical", or per stem what made it: "vocals=onnx:vocals.onnx drums=classical bass=classical"',
+      description:
+        '"network" or "classical", or per stem what made it: "vocals=onnx:vocals.onnx drums=network bass=network"',
     },
   },
   heavy: true,
@@ -105,8 +115,6 @@ export const stems4Module: Module = {
   async run(ctx) {
     const p = ctx.params as unknown as Stems4Params;
     const format = p.format ?? "wav";
-    const pcm = await decodeAudio(String(ctx.inputs.audio), {}, ctx.signal);
-    ctx.reportProgress?.(0.1);
     const withModel = stemsWithModel(ctx.params, ctx.modelsDir);
     if (p.method === "model" && withModel.length < MODEL_STEMS.length) {
       const missing = MODEL_STEMS.filter((stem) => !withModel.includes(stem)).map((s) => modelFileOf(ctx.params, s));
@@ -115,7 +123,23 @@ export const stems4Module: Module = {
         `method "model" needs the model files ${missing.join(", ")}, which this server does not have.`,
       );
     }
-    const classical = withModel.length < MODEL_STEMS.length ? classicalStems(pcm) : undefined;
+    // What makes the stems no operator model makes.
+    const fallback =
+      withModel.length === MODEL_STEMS.length ? undefined : p.method === "classical" ? "classical" : "network";
+    const pcm = await decodeAudio(String(ctx.inputs.audio), {}, ctx.signal);
+    ctx.reportProgress?.(0.1);
+    const fallbackStems =
+      fallback === "classical"
+        ? classicalStems(pcm)
+        : fallback === "network"
+          ? await networkStemsOf(
+              String(ctx.inputs.audio),
+              pcm,
+              path.join(ctx.outputDir, ".network"),
+              ctx.signal,
+              progressSpan(ctx.reportProgress, 0.1, 0.1 + 0.8 / (4 - withModel.length)),
+            )
+          : undefined;
     const made: Partial<Record<ModelStem["target"], Float32Array[]>> = {};
     const methods: string[] = [];
     for (const [i, stem] of MODEL_STEMS.entries()) {
@@ -125,8 +149,8 @@ export const stems4Module: Module = {
         made[stem.target] = await modelStem(path.join(ctx.modelsDir, file), pcm, {}, stem, ctx.signal, span);
         methods.push(`${stem.target}=onnx:${file}`);
       } else {
-        made[stem.target] = (classical as Omit<FourStems, "other">)[stem.target];
-        methods.push(`${stem.target}=classical`);
+        made[stem.target] = (fallbackStems as Omit<FourStems, "other">)[stem.target];
+        methods.push(`${stem.target}=${fallback}`);
       }
     }
     const { vocals, drums, bass } = made as Record<ModelStem["target"], Float32Array[]>;
@@ -142,6 +166,6 @@ export const stems4Module: Module = {
         encodePcm({ sampleRate: pcm.sampleRate, channels: stems[name] }, files[name] as string, format, ctx.signal),
       ),
     );
-    return { ...files, method: withModel.length ? methods.join(" ") : "classical" };
+    return { ...files, method: withModel.length ? methods.join(" ") : (fallback as string) };
   },
 };

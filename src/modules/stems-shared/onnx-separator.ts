@@ -2,6 +2,31 @@ import path from "node:path";
 import { istft, type Spectrogram, stft } from "../../dsp/spectrogram.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 
+/**
+ * Adds one chunk of a mask model's output plane (bin-major, from `first`), weighted for the cross-fade, to a
+ * frame-major gain: the hot loop of magnitude mask models, kept apart so V8 compiles it with everything in
+ * registers.
+ */
+function addMaskChunk(
+  result: Float32Array,
+  first: number,
+  T: number,
+  F: number,
+  start: number,
+  end: number,
+  bins: number,
+  weight: Float32Array,
+  gains: Float32Array,
+): void {
+  for (let i = 0; i < end; i++) {
+    const w = weight[i] as number;
+    const row = (start + i) * bins;
+    for (let f = 0, at = first + i; f < F; f++, at += T) {
+      gains[row + f] = (gains[row + f] as number) + w * (result[at] as number);
+    }
+  }
+}
+
 /** How a spectrogram-mask separation model is fed and what its output means. */
 export interface ModelSettings {
   /** STFT size and hop the model was trained with (MDX-Net: 6144 or 7680, hop 1024). */
@@ -9,6 +34,8 @@ export interface ModelSettings {
   hop: number;
   /** Frames per chunk when the model's time axis is not fixed in its input shape. */
   frames: number;
+  /** Frames each chunk shares with the next, cross-faded (default half a chunk, as MDX-Net). */
+  overlap?: number;
   /** "spectrogram": the output is the stem's spectrogram; "mask": it multiplies the input element by element. */
   output: "spectrogram" | "mask";
 }
@@ -53,21 +80,22 @@ export async function separateWithModel(
   signal?: AbortSignal,
   onProgress?: (fraction: number) => void,
 ): Promise<Float32Array[]> {
-  return (await separateStems(file, channels, settings, 1, signal, onProgress))[0] as Float32Array[];
+  return (await separateStems(file, channels, settings, 1, [0], signal, onProgress))[0] as Float32Array[];
 }
 
 /**
- * Runs a spectrogram-mask separation model over a whole recording and returns the `stemCount` stems it
- * estimates, each one signal per channel. A model of several stems gives them one after another on its output's
- * channel axis (`stemCount` times the input's channels). Chunks of the model's frame count overlap by half and
- * are cross-faded (sin² weights); bins above the model's are left out of the stems. onnxruntime is loaded only
- * here, when a model is used.
+ * Runs a spectrogram-mask separation model over a whole recording and returns the stems it estimates whose
+ * indices are in `keep` (in that order), each one signal per channel. A model of `stemCount` stems gives them
+ * one after another on its output's channel axis (`stemCount` times the input's channels). Chunks of the model's
+ * frame count overlap by `settings.overlap` frames (half a chunk by default) and are cross-faded (sin² weights);
+ * bins above the model's are left out of the stems. onnxruntime is loaded only here, when a model is used.
  */
 export async function separateStems(
   file: string,
   channels: readonly Float32Array[],
   settings: ModelSettings,
   stemCount: number,
+  keep: readonly number[],
   signal?: AbortSignal,
   onProgress?: (fraction: number) => void,
 ): Promise<Float32Array[][]> {
@@ -84,10 +112,17 @@ export async function separateStems(
     const layout = layoutOf(input.shape, settings, file);
     const specs = channels.map((channel) => stft(channel, settings.fftSize, settings.hop));
     const first = specs[0];
-    if (!first) return Array.from({ length: stemCount }, () => []);
+    if (!first) return keep.map(() => []);
     const { frames, bins } = first;
-    const targets = Array.from({ length: stemCount }, () =>
-      specs.map((spec) => ({ ...spec, re: new Float32Array(spec.re.length), im: new Float32Array(spec.im.length) })),
+    const complex = layout.planes === 4;
+    // Per kept stem and channel: a complex model's spectrogram, or for magnitude models a real gain (the stem
+    // is the mixture's spectrogram times it: half the memory, and the inverse STFT applies it on the fly).
+    const targets = keep.map(() =>
+      specs.map((spec) => ({
+        ...spec,
+        re: new Float32Array(spec.re.length),
+        im: complex ? new Float32Array(spec.im.length) : new Float32Array(0),
+      })),
     );
 
     // Channel groups the model sees together: stereo pairs (a lone channel fills both sides), or one by one.
@@ -100,8 +135,13 @@ export async function separateStems(
     for (const group of groups) for (const c of group) uses[c] = (uses[c] as number) + 1;
 
     const T = layout.frames;
-    const stride = Math.max(1, Math.floor(T / 2));
-    const weight = Float32Array.from({ length: T }, (_, i) => (T === 1 ? 1 : Math.sin((Math.PI * (i + 0.5)) / T) ** 2));
+    // sin² fades over the overlap at both ends of a chunk, 1 between: consecutive fades add up to 1.
+    const overlap = Math.max(0, Math.min(Math.floor(T / 2), settings.overlap ?? Math.floor(T / 2)));
+    const stride = Math.max(1, T - overlap);
+    const weight = Float32Array.from({ length: T }, (_, i) => {
+      const edge = Math.min(i, T - 1 - i);
+      return edge >= overlap ? 1 : Math.sin((Math.PI * (edge + 0.5)) / (2 * overlap)) ** 2;
+    });
     const starts: number[] = [];
     for (let start = 0; start === 0 || start + T - stride < frames; start += stride) starts.push(start);
     const weightSum = new Float32Array(frames);
@@ -115,7 +155,6 @@ export async function separateStems(
     const data = new Float32Array(layout.batch * itemSize);
     const inputName = session.inputNames[0] as string;
     const outputName = session.outputNames[0] as string;
-    const complex = layout.planes === 4;
 
     let done = 0;
     for (const group of groups) {
@@ -126,17 +165,19 @@ export async function separateStems(
         data.fill(0);
         batch.forEach((start, b) => {
           group.forEach((c, side) => {
-            const spec = specs[c] as Spectrogram;
-            for (let i = 0; i < T && start + i < frames; i++) {
+            const { re, im } = specs[c] as Spectrogram;
+            const end = Math.min(T, frames - start);
+            const base = b * itemSize + (complex ? 2 * side : side) * planeSize;
+            // Frame by frame: the spectrogram is frame-major, the model's planes bin-major.
+            for (let i = 0; i < end; i++) {
               const row = (start + i) * bins;
-              for (let f = 0; f < F; f++) {
-                const re = spec.re[row + f] as number;
-                const im = spec.im[row + f] as number;
-                const at = b * itemSize + f * T + i;
+              for (let f = 0, at = base + i; f < F; f++, at += T) {
+                const x = re[row + f] as number;
+                const y = im[row + f] as number;
                 if (complex) {
-                  data[at + 2 * side * planeSize] = re;
-                  data[at + (2 * side + 1) * planeSize] = im;
-                } else data[at + side * planeSize] = Math.sqrt(re * re + im * im);
+                  data[at] = x;
+                  data[at + planeSize] = y;
+                } else data[at] = Math.sqrt(x * x + y * y);
               }
             }
           });
@@ -157,9 +198,9 @@ export async function separateStems(
         } catch (error) {
           throw modelFailure(file, (error as Error).message, error);
         }
-        for (let stem = 0; stem < stemCount; stem++) {
-          accumulate(result, stem, targets[stem] as Spectrogram[], batch, group);
-        }
+        keep.forEach((stem, k) => {
+          accumulate(result, stem, targets[k] as Spectrogram[], batch, group);
+        });
       }
     }
     /** Adds chunk results of one stem, weighted for the cross-fade, to its spectrograms. */
@@ -170,36 +211,44 @@ export async function separateStems(
       batch: number[],
       group: number[],
     ) {
+      const isMask = settings.output === "mask";
       batch.forEach((start, b) => {
         group.forEach((c, side) => {
-          const spec = specs[c] as Spectrogram;
-          const target = stemTargets[c] as Spectrogram;
-          for (let i = 0; i < T && start + i < frames; i++) {
-            const row = (start + i) * bins;
+          const { re: sRe, im: sIm } = specs[c] as Spectrogram;
+          const { re: tRe, im: tIm } = stemTargets[c] as Spectrogram;
+          // Where this stem's planes (the real one, and for complex models the imaginary one) start in `result`.
+          const first = (b * stemCount + stem) * itemSize + (complex ? 2 * side : side) * planeSize;
+          const end = Math.min(T, frames - start);
+          if (!complex && isMask) {
+            addMaskChunk(result, first, T, F, start, end, bins, weight, tRe);
+            return;
+          }
+          for (let i = 0; i < end; i++) {
             const w = weight[i] as number;
-            for (let f = 0; f < F; f++) {
-              const re = spec.re[row + f] as number;
-              const im = spec.im[row + f] as number;
-              const at = (b * stemCount + stem) * itemSize + f * T + i;
-              let outRe: number;
-              let outIm: number;
+            const row = (start + i) * bins;
+            for (let f = 0, plane = first; f < F; f++, plane += T) {
+              const cell = row + f;
               if (complex) {
-                outRe = result[at + 2 * side * planeSize] as number;
-                outIm = result[at + (2 * side + 1) * planeSize] as number;
-                if (settings.output === "mask") {
-                  outRe *= re;
-                  outIm *= im;
+                let outRe = result[plane + i] as number;
+                let outIm = result[plane + planeSize + i] as number;
+                if (isMask) {
+                  outRe *= sRe[cell] as number;
+                  outIm *= sIm[cell] as number;
                 }
+                tRe[cell] = (tRe[cell] as number) + w * outRe;
+                tIm[cell] = (tIm[cell] as number) + w * outIm;
               } else {
-                // A magnitude: the stem takes the mixture's phase.
-                const magnitude = Math.sqrt(re * re + im * im);
-                const value = result[at + side * planeSize] as number;
-                const gain = settings.output === "mask" ? value : magnitude > 0 ? value / magnitude : 0;
-                outRe = gain * re;
-                outIm = gain * im;
+                // A magnitude: the stem takes the mixture's phase, so it is a gain on the mixture.
+                const value = result[plane + i] as number;
+                let gain = value;
+                if (!isMask) {
+                  const re = sRe[cell] as number;
+                  const im = sIm[cell] as number;
+                  const magnitude = Math.sqrt(re * re + im * im);
+                  gain = magnitude > 0 ? value / magnitude : 0;
+                }
+                tRe[cell] = (tRe[cell] as number) + w * gain;
               }
-              target.re[row + f] = (target.re[row + f] as number) + w * outRe;
-              target.im[row + f] = (target.im[row + f] as number) + w * outIm;
             }
           }
         });
@@ -213,10 +262,10 @@ export async function separateStems(
           for (let f = 0; f < F; f++) {
             const i = t * bins + f;
             target.re[i] = (target.re[i] as number) * norm;
-            target.im[i] = (target.im[i] as number) * norm;
+            if (complex) target.im[i] = (target.im[i] as number) * norm;
           }
         }
-        return istft(target);
+        return complex ? istft(target) : istft(specs[c] as Spectrogram, target.re);
       }),
     );
   } finally {

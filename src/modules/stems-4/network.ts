@@ -1,0 +1,92 @@
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
+import { readOnnxMetadata } from "../stems-shared/onnx-metadata.ts";
+import { type ModelSettings, modelFailure, separateStems } from "../stems-shared/onnx-separator.ts";
+
+/**
+ * Mixdown's own four-stem mask network (tools/separation-model: a band-compressed spectrogram, a dense layer per
+ * frame and dilated convolutions over time, softmax masks), trained on renders by soundfonts other than the test
+ * corpus' and shipped with the code. It runs through the same ONNX separator as operator models.
+ */
+export const NETWORK_FILE = fileURLToPath(new URL("../../../models/stems-4.onnx", import.meta.url));
+/** The rate the network was trained at: its STFT bins mean these frequencies only at this rate. */
+export const NETWORK_SAMPLE_RATE = 44100;
+
+/** The stems taken from the network; other is the input minus them (one inverse STFT fewer). */
+export type NetworkStem = "vocals" | "drums" | "bass";
+const NETWORK_STEMS: readonly NetworkStem[] = ["vocals", "drums", "bass"];
+
+/** Vocals, drums and bass by the network, one signal per channel; `pcm` must be at NETWORK_SAMPLE_RATE. */
+export async function networkStems(
+  pcm: Pcm,
+  signal?: AbortSignal,
+  onProgress?: (fraction: number) => void,
+): Promise<Record<NetworkStem, Float32Array[]>> {
+  if (pcm.sampleRate !== NETWORK_SAMPLE_RATE) throw new Error(`the network takes ${NETWORK_SAMPLE_RATE} Hz audio`);
+  const metadata = await readOnnxMetadata(NETWORK_FILE);
+  const names = (metadata.stems ?? "").split(",");
+  const settings: ModelSettings = {
+    fftSize: Number(metadata.n_fft),
+    hop: Number(metadata.hop_length),
+    frames: Number(metadata.frames),
+    ...(metadata.overlap === undefined ? {} : { overlap: Number(metadata.overlap) }),
+    output: "mask",
+  };
+  const missing = (["vocals", "drums", "bass", "other"] as const).filter((stem) => !names.includes(stem));
+  if (missing.length) throw modelFailure(NETWORK_FILE, `its stems metadata lacks ${missing.join(", ")}`);
+  const keep = NETWORK_STEMS.map((stem) => names.indexOf(stem));
+  const [vocals, drums, bass] = await separateStems(
+    NETWORK_FILE,
+    pcm.channels,
+    settings,
+    names.length,
+    keep,
+    signal,
+    onProgress,
+  );
+  return { vocals, drums, bass } as Record<NetworkStem, Float32Array[]>;
+}
+
+/** `channel` cut or padded with zeros to `length` samples. */
+const fitted = (channel: Float32Array, length: number) => {
+  if (channel.length === length) return channel;
+  const out = new Float32Array(length);
+  out.set(channel.subarray(0, length));
+  return out;
+};
+
+/**
+ * The network's stems of the audio file `file` (decoded as `pcm`) at `pcm`'s own rate: at another rate than
+ * NETWORK_SAMPLE_RATE the network runs on a copy decoded at that rate, and each stem is resampled back by
+ * ffmpeg (through a 16-bit WAV in `scratchDir`, deleted after) to the input's length.
+ */
+export async function networkStemsOf(
+  file: string,
+  pcm: Pcm,
+  scratchDir: string,
+  signal?: AbortSignal,
+  onProgress?: (fraction: number) => void,
+): Promise<Record<NetworkStem, Float32Array[]>> {
+  if (pcm.sampleRate === NETWORK_SAMPLE_RATE) return networkStems(pcm, signal, onProgress);
+  const copy = await decodeAudio(file, { sampleRate: NETWORK_SAMPLE_RATE, channels: pcm.channels.length }, signal);
+  const stems = await networkStems(copy, signal, onProgress);
+  const length = pcm.channels[0]?.length ?? 0;
+  await fsp.mkdir(scratchDir, { recursive: true });
+  try {
+    const back = async (stem: NetworkStem) => {
+      const wav = path.join(scratchDir, `${stem}.wav`);
+      await encodePcm({ sampleRate: NETWORK_SAMPLE_RATE, channels: stems[stem] }, wav, "wav", signal);
+      const resampled = await decodeAudio(wav, { sampleRate: pcm.sampleRate }, signal);
+      return resampled.channels.map((channel) => fitted(channel, length));
+    };
+    return {
+      vocals: await back("vocals"),
+      drums: await back("drums"),
+      bass: await back("bass"),
+    };
+  } finally {
+    await fsp.rm(scratchDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,184 @@
+"""
+Trains MaskNet (model.py) on the songs tools/separation-model/render-training.ts rendered with other soundfonts
+than the test corpus' FluidR3. Each example is 256 frames (about 6 s) of a song, or, half the time, a remix of
+four stems from four songs; per-stem gains of -9..+3 dB, stems sometimes silent, channels sometimes swapped.
+Loss: the STFT-domain squared error of each masked stem, divided by the stem's energy over the batch (the
+phase-sensitive mask target of Erdogan et al., ICASSP 2015), summed over the four stems.
+A third of the examples take their vocal stem from Festival speech (render-voices.sh) instead, and a tenth
+keep one stem alone.
+Usage: python3 train.py <training dir> <out .pt> <minutes> [validation dir] [voices dir]
+"""
+import glob
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import soundfile
+import torch
+
+from model import HOP, N_FFT, STEMS, MaskNet
+
+FRAMES = 256
+SAMPLES = (FRAMES - 1) * HOP
+BATCH = 4
+
+
+def load_tracks(root):
+    tracks = []
+    for d in sorted(glob.glob(os.path.join(root, "*"))):
+        if not os.path.exists(os.path.join(d, "truth.json")):
+            continue
+        stems = [soundfile.read(os.path.join(d, f"{s}.wav"), dtype="int16")[0].T for s in STEMS]
+        tracks.append(np.stack(stems))  # [4, 2, samples] int16
+    return tracks
+
+
+WINDOW = torch.hann_window(N_FFT, periodic=True)
+
+
+def spec(x):
+    """Complex STFT of [..., samples] as src/dsp/spectrogram.ts: centred frames, zeros outside the signal."""
+    shape = x.shape[:-1]
+    s = torch.stft(x.reshape(-1, x.shape[-1]), N_FFT, HOP, window=WINDOW, center=True, pad_mode="constant", return_complex=True)
+    return s.reshape(*shape, s.shape[-2], s.shape[-1])
+
+
+def load_voices(root):
+    """Stereo int16 [2, samples] of each WAV in `root`."""
+    return [soundfile.read(f, dtype="int16")[0].T.copy() for f in sorted(glob.glob(os.path.join(root, "*.wav")))]
+
+
+VOICE_SHARE = 1 / 3
+SOLO_SHARE = 0.1
+
+
+def example(tracks, rng, voices=()):
+    """[4, 2, SAMPLES]: one song's excerpt, or half the time four stems from four songs; each stem's gain drawn apart."""
+    remix = rng.random() < 0.5
+    base = rng.choice(tracks)
+    base_start = rng.randrange(0, max(1, base.shape[-1] - SAMPLES))
+    out = np.zeros((4, 2, SAMPLES), dtype=np.float32)
+    for s in range(4):
+        t = rng.choice(tracks) if remix else base
+        start = rng.randrange(0, max(1, t.shape[-1] - SAMPLES)) if remix else base_start
+        piece = t[s, :, start : start + SAMPLES].astype(np.float32) / 32768
+        if s == 0 and voices and rng.random() < VOICE_SHARE:
+            voice = rng.choice(voices)
+            start = rng.randrange(0, max(1, voice.shape[-1] - SAMPLES))
+            piece = voice[:, start : start + SAMPLES].astype(np.float32) / 32768 * 0.3
+        gain = 10 ** (rng.uniform(-9, 3) / 20) if rng.random() > 0.1 else 0.0
+        out[s, :, : piece.shape[-1]] = piece * gain
+    if rng.random() < SOLO_SHARE:
+        # One stem alone: a lone tom or voice still belongs to its stem.
+        keep = rng.randrange(4)
+        out[[s for s in range(4) if s != keep]] = 0
+    return out[:, ::-1].copy() if rng.random() < 0.5 else out
+
+
+KNOTS = 8
+
+
+def random_eq(shape_b, shape_s, bins, generator):
+    """Smooth random gains over frequency, one curve per example and stem: ±EQ_DB at KNOTS points spaced in log frequency."""
+    db = (torch.rand(shape_b, shape_s, KNOTS, generator=generator) * 2 - 1) * EQ_DB
+    position = torch.log2(torch.arange(bins).clamp(min=1).float()) / math.log2(bins - 1) * (KNOTS - 1)
+    lo = position.floor().long().clamp(max=KNOTS - 2)
+    w = position - lo
+    curve = db[..., lo] * (1 - w) + db[..., lo + 1] * w
+    return (10 ** (curve / 20))[:, :, None, :, None]
+
+
+EQ_DB = float(os.environ.get("EQ_DB", "6"))
+EQ_GENERATOR = torch.Generator().manual_seed(1)
+
+
+def batch_loss(net, stems, augment=True):
+    """stems: [B, 4, 2, samples] float. Each stem's timbre is varied by a random EQ (instruments unlike the training soundfonts')."""
+    S = spec(stems)  # [B, 4, 2, F, T]
+    if augment and EQ_DB > 0:
+        S = S * random_eq(S.shape[0], S.shape[1], S.shape[-2], EQ_GENERATOR)
+    X = S.sum(dim=1)  # [B, 2, F, T]
+    masks = net(X.abs())  # [B, 4, F, T]
+    est = masks.unsqueeze(2) * X.unsqueeze(1)
+    err = (est - S).abs().pow(2).sum(dim=(0, 2, 3, 4))
+    # A stem silent in the whole batch is weighed against a thousandth of the mixture's energy, not nothing.
+    energy = S.abs().pow(2).sum(dim=(0, 2, 3, 4)).clamp(min=1e-3 * X.abs().pow(2).sum().item() + 1e-9)
+    return (err / energy), masks
+
+
+def sdr(est, ref):
+    ref = ref.flatten()
+    est = est.flatten()
+    a = (est @ ref) / (ref @ ref + 1e-12)
+    t = a * ref
+    return 10 * math.log10((t @ t) / (((est - t) ** 2).sum() + 1e-12) + 1e-12)
+
+
+def validate(net, tracks):
+    """Scale-invariant SDR per stem, whole tracks in 256-frame chunks (no overlap), averaged over tracks."""
+    net.eval()
+    scores = {s: [] for s in STEMS}
+    with torch.no_grad():
+        for t in tracks:
+            stems = torch.from_numpy(t.astype(np.float32) / 32768)
+            n = stems.shape[-1]
+            S = spec(stems)  # [4, 2, F, T]
+            X = S.sum(0)
+            T = X.shape[-1]
+            pad = (-T) % FRAMES
+            Xp = torch.nn.functional.pad(X, (0, pad))
+            masks = torch.cat([net(Xp[None, :, :, i : i + FRAMES].abs())[0] for i in range(0, T + pad, FRAMES)], dim=-1)[..., :T]
+            for k, s in enumerate(STEMS):
+                est = torch.istft(masks[k][None] * X, N_FFT, HOP, window=WINDOW, center=True, length=n)
+                if stems[k].abs().max() > 0:
+                    scores[s].append(sdr(est, stems[k]))
+    net.train()
+    return {s: (sum(v) / len(v) if v else float("nan")) for s, v in scores.items()}
+
+
+def main():
+    root, out, minutes = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    val_root = sys.argv[4] if len(sys.argv) > 4 else None
+    voices = load_voices(sys.argv[5]) if len(sys.argv) > 5 else []
+    torch.set_num_threads(int(os.environ.get("THREADS", "2")))
+    torch.manual_seed(0)
+    rng = random.Random(0)
+    tracks = load_tracks(root)
+    val = load_tracks(val_root) if val_root else []
+    print(f"{len(tracks)} training songs, {len(voices)} voice files, {len(val)} validation songs", flush=True)
+    net = MaskNet()
+    if os.path.exists(out) and os.environ.get("RESUME"):
+        net.load_state_dict(torch.load(out))
+    opt = torch.optim.Adam(net.parameters(), lr=float(os.environ.get("LR", "2e-3")))
+    deadline = time.time() + minutes * 60
+    start = time.time()
+    step = 0
+    running = None
+    while time.time() < deadline:
+        frac = (time.time() - start) / (minutes * 60)
+        for g in opt.param_groups:
+            g["lr"] = float(os.environ.get("LR", "2e-3")) * (0.5 * (1 + math.cos(math.pi * min(1, frac))) * 0.95 + 0.05)
+        stems = torch.from_numpy(np.stack([example(tracks, rng, voices) for _ in range(BATCH)]))
+        losses, _ = batch_loss(net, stems)
+        loss = losses.sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        running = losses.detach() if running is None else 0.98 * running + 0.02 * losses.detach()
+        if step % 50 == 0:
+            print(f"step {step} {time.time() - start:.0f}s loss " + " ".join(f"{s}={v:.3f}" for s, v in zip(STEMS, running.tolist())), flush=True)
+        if step % 200 == 0:
+            torch.save(net.state_dict(), out)
+            if val:
+                print("validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
+    torch.save(net.state_dict(), out)
+    if val:
+        print("final validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
+
+
+if __name__ == "__main__":
+    main()
