@@ -8,6 +8,7 @@ import { istft, magnitudes, stft } from "../../src/dsp/spectrogram.ts";
 import { JobFailure } from "../../src/jobs/job-failure.ts";
 import { parseOnnxMetadata } from "../../src/modules/stems-shared/onnx-metadata.ts";
 import { separateStems, separateWithModel } from "../../src/modules/stems-shared/onnx-separator.ts";
+import { modelSettingsOf } from "../../src/modules/stems-shared/run-stems.ts";
 import { decodeFloat } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { Rng } from "../music/synth.ts";
@@ -208,6 +209,38 @@ test("metadata_props are read from the model file", () => {
   });
   assert.deepEqual(parseOnnxMetadata(scaleModel([1, 4, 8, 8], 1)), {});
   assert.throws(() => parseOnnxMetadata(new Uint8Array([0x72, 0x10, 1])), /truncated/);
+});
+
+test("a model's settings: the job's overrides, else its metadata (overlap included), else MDX-Net's; bad values fail", async () => {
+  const tagged = save(
+    "tagged.onnx",
+    scaleModel([1, 4, 1025, 64], 1, { n_fft: "2048", hop_length: "512", frames: "64", overlap: "8", output: "mask" }),
+  );
+  assert.deepEqual((await modelSettingsOf(tagged)).settings, {
+    fftSize: 2048,
+    hop: 512,
+    frames: 64,
+    overlap: 8,
+    output: "mask",
+  });
+  assert.deepEqual((await modelSettingsOf(tagged, { modelHop: 256, modelOutput: "spectrogram" })).settings, {
+    fftSize: 2048,
+    hop: 256,
+    frames: 64,
+    overlap: 8,
+    output: "spectrogram",
+  });
+  const bare = save("bare.onnx", scaleModel([1, 4, 3073, 256], 1));
+  assert.deepEqual((await modelSettingsOf(bare)).settings, {
+    fftSize: 6144,
+    hop: 1024,
+    frames: 256,
+    output: "spectrogram",
+  });
+  const badOverlap = save("bad-overlap.onnx", scaleModel([1, 4, 1025, 64], 1, { overlap: "-1" }));
+  await assert.rejects(modelSettingsOf(badOverlap), /its overlap metadata "-1" is not a count/);
+  const badOutput = save("bad-output.onnx", scaleModel([1, 4, 1025, 64], 1, { output: "waveform" }));
+  await assert.rejects(modelSettingsOf(badOutput), /neither spectrogram nor mask/);
 });
 
 describe("the workflows run an operator's model from MIXDOWN_MODELS_DIR", () => {

@@ -2,8 +2,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
-import { readOnnxMetadata } from "../stems-shared/onnx-metadata.ts";
-import { type ModelSettings, modelFailure, separateStems } from "../stems-shared/onnx-separator.ts";
+import { modelFailure, separateStems } from "../stems-shared/onnx-separator.ts";
+import { modelSettingsOf } from "../stems-shared/run-stems.ts";
 
 /**
  * Mixdown's own four-stem mask network (tools/separation-model: a band-compressed spectrogram, a dense layer per
@@ -25,15 +25,8 @@ export async function networkStems(
   onProgress?: (fraction: number) => void,
 ): Promise<Record<NetworkStem, Float32Array[]>> {
   if (pcm.sampleRate !== NETWORK_SAMPLE_RATE) throw new Error(`the network takes ${NETWORK_SAMPLE_RATE} Hz audio`);
-  const metadata = await readOnnxMetadata(NETWORK_FILE);
+  const { settings, metadata } = await modelSettingsOf(NETWORK_FILE);
   const names = (metadata.stems ?? "").split(",");
-  const settings: ModelSettings = {
-    fftSize: Number(metadata.n_fft),
-    hop: Number(metadata.hop_length),
-    frames: Number(metadata.frames),
-    ...(metadata.overlap === undefined ? {} : { overlap: Number(metadata.overlap) }),
-    output: "mask",
-  };
   const missing = (["vocals", "drums", "bass", "other"] as const).filter((stem) => !names.includes(stem));
   if (missing.length) throw modelFailure(NETWORK_FILE, `its stems metadata lacks ${missing.join(", ")}`);
   const keep = NETWORK_STEMS.map((stem) => names.indexOf(stem));

@@ -83,21 +83,23 @@ export type ModelOverrides = Pick<
   "modelFftSize" | "modelHop" | "modelFrames" | "modelOutput" | "modelStem"
 >;
 
-/** Settings from the job's params, else the model's metadata_props, else MDX-Net's usual values. */
-async function modelSettings(
+/**
+ * A model file's separator settings: the job's overrides, else its metadata_props (`n_fft`, `hop_length`,
+ * `frames`, `overlap`, `output`), else MDX-Net's usual values; with the metadata, for what else it says.
+ */
+export async function modelSettingsOf(
   file: string,
-  p: ModelOverrides,
-  pair: Pick<StemPair, "target" | "rest">,
-): Promise<ModelSettings & { stem: string }> {
+  p: ModelOverrides = {},
+): Promise<{ settings: ModelSettings; metadata: Record<string, string> }> {
   let metadata: Record<string, string>;
   try {
     metadata = await readOnnxMetadata(file);
   } catch (error) {
     throw modelFailure(file, `it is not an ONNX model (${(error as Error).message})`, error);
   }
-  const integer = (param: number | undefined, key: string, fallback: number) => {
+  const integer = (param: number | undefined, key: string, fallback: number, least = 1) => {
     const value = param ?? (metadata[key] === undefined ? fallback : Number(metadata[key]));
-    if (!Number.isInteger(value) || value < 1)
+    if (!Number.isInteger(value) || value < least)
       throw modelFailure(file, `its ${key} metadata "${metadata[key]}" is not a count`);
     return value;
   };
@@ -105,17 +107,28 @@ async function modelSettings(
   if (output !== "spectrogram" && output !== "mask") {
     throw modelFailure(file, `its output metadata "${output}" is neither spectrogram nor mask`);
   }
+  const settings: ModelSettings = {
+    fftSize: integer(p.modelFftSize, "n_fft", 6144),
+    hop: integer(p.modelHop, "hop_length", 1024),
+    frames: integer(p.modelFrames, "frames", 256),
+    ...(metadata.overlap === undefined ? {} : { overlap: integer(undefined, "overlap", 0, 0) }),
+    output,
+  };
+  return { settings, metadata };
+}
+
+/** Settings of a one-stem model, and which of the pair its output is (the job's modelStem, else its stem metadata). */
+async function modelSettings(
+  file: string,
+  p: ModelOverrides,
+  pair: Pick<StemPair, "target" | "rest">,
+): Promise<ModelSettings & { stem: string }> {
+  const { settings, metadata } = await modelSettingsOf(file, p);
   const stem = p.modelStem ?? metadata.stem ?? pair.target;
   if (stem !== pair.target && stem !== pair.rest) {
     throw modelFailure(file, `its stem metadata "${stem}" is neither ${pair.target} nor ${pair.rest}`);
   }
-  return {
-    fftSize: integer(p.modelFftSize, "n_fft", 6144),
-    hop: integer(p.modelHop, "hop_length", 1024),
-    frames: integer(p.modelFrames, "frames", 256),
-    output,
-    stem,
-  };
+  return { ...settings, stem };
 }
 
 export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Record<string, unknown>> {
