@@ -76,18 +76,20 @@ describe("stem separation workflows over HTTP", () => {
     assert.ok(sdr(otherStem, harmony) > sdr(mix, harmony) + 3, `other SDR ${sdr(otherStem, harmony)}`);
   });
 
-  test("mixdown/stems-drums keeps a mono 22.05 kHz input mono at 22.05 kHz, in the asked format", async () => {
+  test("mixdown/stems-drums keeps a mono 22.05 kHz input mono at 22.05 kHz, in the asked format, by either method", async () => {
     const { drums, harmony } = drumsAndHarmony(5, 22050, 22);
     const mixed = sum(drums, harmony);
     const mono = [mixed[0].map((v, i) => (v + (mixed[1][i] as number)) / 2)];
     const url = await upload("mono.wav", wav16(mono, 22050));
-    const job = await run("mixdown/stems-drums", { inputUrl: url, format: "flac" });
-    const files: [string, string] = [
-      await download(job.result.drums, "drums.flac"),
-      await download(job.result.other, "other.flac"),
-    ];
-    assert.equal((await probe(files[0])).streams[0]?.codec_name, "flac");
-    await checkStems(path.join(tmp, "mono.wav"), files, 22050, 1);
+    for (const method of ["classical", "network"]) {
+      const job = await run("mixdown/stems-drums", { inputUrl: url, format: "flac", method });
+      const files: [string, string] = [
+        await download(job.result.drums, `drums-${method}.flac`),
+        await download(job.result.other, `other-${method}.flac`),
+      ];
+      assert.equal((await probe(files[0])).streams[0]?.codec_name, "flac");
+      await checkStems(path.join(tmp, "mono.wav"), files, 22050, 1);
+    }
   });
 
   test("mixdown/stems-vocals-accompaniment: {vocals, accompaniments, method}, adding up to the input", async () => {
@@ -105,6 +107,32 @@ describe("stem separation workflows over HTTP", () => {
     const { a: vocals, b: rest } = await checkStems(path.join(tmp, "song.wav"), files, 44100, 2);
     assert.ok(sdr(vocals, voice) > sdr(mix, voice) + 3, `vocals SDR ${sdr(vocals, voice)}`);
     assert.ok(sdr(rest, accompaniment) > sdr(mix, accompaniment) + 3, `accompaniments SDR ${sdr(rest, accompaniment)}`);
+  });
+
+  test('method "network": both workflows take their stem from Mixdown\'s four-stem network, adding up to the input', async () => {
+    const { drums, harmony } = drumsAndHarmony(8, 44100, 24);
+    const mix = sum(drums, harmony);
+    const url = await upload("network-mix.wav", wav16(mix, 44100));
+    const drumsJob = await run("mixdown/stems-drums", { inputUrl: url, method: "network" });
+    assert.equal(drumsJob.result.method, "network");
+    const drumFiles: [string, string] = [
+      await download(drumsJob.result.drums, "network-drums.wav"),
+      await download(drumsJob.result.other, "network-other.wav"),
+    ];
+    const { a: drumStem } = await checkStems(path.join(tmp, "network-mix.wav"), drumFiles, 44100, 2);
+    // Measured 9.9 dB over the mixture (HPSS: 12.1).
+    assert.ok(sdr(drumStem, drums) > sdr(mix, drums) + 6, `drums SDR ${sdr(drumStem, drums)}`);
+    const vocalsJob = await run("mixdown/stems-vocals-accompaniment", { inputUrl: url, method: "network" });
+    assert.equal(vocalsJob.result.method, "network");
+    await checkStems(
+      path.join(tmp, "network-mix.wav"),
+      [
+        await download(vocalsJob.result.vocals, "network-vocals.wav"),
+        await download(vocalsJob.result.accompaniments, "network-accompaniments.wav"),
+      ],
+      44100,
+      2,
+    );
   });
 
   test('method "model" without the model file fails as bad input, naming the file', async () => {

@@ -8,8 +8,8 @@ import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { analysisSize } from "../stems-shared/masked-stem.ts";
+import { NETWORK_STEMS, networkStems, networkStemsOf } from "../stems-shared/network.ts";
 import { complement, MODEL_FILE, modelStem } from "../stems-shared/run-stems.ts";
-import { networkStems, networkStemsOf } from "./network.ts";
 
 export const FOUR_STEMS = ["vocals", "drums", "bass", "other"] as const;
 export type FourStems = Record<(typeof FOUR_STEMS)[number], Float32Array[]>;
@@ -34,7 +34,7 @@ export function fourStemsClassical(pcm: Pcm): FourStems {
 
 /** The four stems by Mixdown's network (`pcm` at NETWORK_SAMPLE_RATE, 44.1 kHz); other is the input minus the three, as always. */
 export async function fourStemsNetwork(pcm: Pcm, signal?: AbortSignal): Promise<FourStems> {
-  const { vocals, drums, bass } = await networkStems(pcm, signal);
+  const { vocals, drums, bass } = await networkStems(pcm, NETWORK_STEMS, signal);
   return { vocals, drums, bass, other: complement(pcm.channels, drums, bass, vocals) };
 }
 
@@ -135,6 +135,7 @@ export const stems4Module: Module = {
           ? await networkStemsOf(
               String(ctx.inputs.audio),
               pcm,
+              NETWORK_STEMS,
               path.join(ctx.outputDir, ".network"),
               ctx.signal,
               progressSpan(ctx.reportProgress, 0.1, 0.1 + 0.8 / (4 - withModel.length)),

@@ -5,17 +5,20 @@ import type { Module, ModuleContext } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
-import { readOnnxMetadata } from "./onnx-metadata.ts";
+import { type ModelOverrides, modelSettingsOf } from "./model-settings.ts";
+import { type NetworkStem, networkStemsOf } from "./network.ts";
 import { type ModelSettings, modelFailure, separateWithModel } from "./onnx-separator.ts";
 
 /**
  * What the two stem modules share: a stem and its complement (the input minus the stem, so the two always add
- * up to the input), made by an operator-supplied ONNX model when its file is in the models directory and by a
- * classical method otherwise.
+ * up to the input), made by an operator-supplied ONNX model when its file is in the models directory, else by a
+ * classical method, or by Mixdown's own four-stem network (network.ts) when the job asks for it. The classical
+ * methods stay the default here: on synthesised drums and on speech over a repeating loop they beat the network
+ * (which stems-4 runs by default), on the rendered corpus the network wins (docs/decisions.md has the figures).
  */
 export interface StemPair {
-  /** The stem the classical method (or by default the model) estimates, e.g. "drums". */
-  target: string;
+  /** The stem the classical method, the network (and by default the model) estimate, e.g. "drums". */
+  target: NetworkStem;
   /** The complement, e.g. "other". */
   rest: string;
   /** Model file looked up in the models directory when the job names none. */
@@ -36,9 +39,10 @@ export function stemParams(pair: StemPair): Record<string, unknown> {
     properties: {
       format: { enum: AUDIO_FORMAT_NAMES, default: "wav" },
       method: {
-        enum: ["auto", "model", "classical"],
+        enum: ["auto", "model", "network", "classical"],
         default: "auto",
-        description: "auto: the model when its file is present, else the classical method",
+        description:
+          "auto: the operator's model when its file is present, else the classical method; model: the operator's model only; network: Mixdown's four-stem network (as stems-4 runs it); classical: the classical method",
       },
       model: { ...MODEL_FILE, default: pair.defaultModel, description: "ONNX file in the models directory" },
       modelFftSize: { type: "integer", minimum: 16, maximum: 65536, description: "default: n_fft metadata, or 6144" },
@@ -55,15 +59,10 @@ export function stemParams(pair: StemPair): Record<string, unknown> {
   };
 }
 
-interface StemParams {
+interface StemParams extends ModelOverrides {
   format: AudioFormat;
-  method: "auto" | "model" | "classical";
+  method: "auto" | "model" | "network" | "classical";
   model: string;
-  modelFftSize?: number;
-  modelHop?: number;
-  modelFrames?: number;
-  modelOutput?: ModelSettings["output"];
-  modelStem?: string;
 }
 
 /** A job that insists on the model cannot run where its file is missing. */
@@ -75,46 +74,6 @@ export function stemAvailability(pair: StemPair): NonNullable<Module["availabili
       ? undefined
       : `model file ${model} is not in the models directory`;
   };
-}
-
-/** The job's overrides of a model's settings (stems-drums and stems-vocals-accompaniment take them as params). */
-export type ModelOverrides = Pick<
-  StemParams,
-  "modelFftSize" | "modelHop" | "modelFrames" | "modelOutput" | "modelStem"
->;
-
-/**
- * A model file's separator settings: the job's overrides, else its metadata_props (`n_fft`, `hop_length`,
- * `frames`, `overlap`, `output`), else MDX-Net's usual values; with the metadata, for what else it says.
- */
-export async function modelSettingsOf(
-  file: string,
-  p: ModelOverrides = {},
-): Promise<{ settings: ModelSettings; metadata: Record<string, string> }> {
-  let metadata: Record<string, string>;
-  try {
-    metadata = await readOnnxMetadata(file);
-  } catch (error) {
-    throw modelFailure(file, `it is not an ONNX model (${(error as Error).message})`, error);
-  }
-  const integer = (param: number | undefined, key: string, fallback: number, least = 1) => {
-    const value = param ?? (metadata[key] === undefined ? fallback : Number(metadata[key]));
-    if (!Number.isInteger(value) || value < least)
-      throw modelFailure(file, `its ${key} metadata "${metadata[key]}" is not a count`);
-    return value;
-  };
-  const output = p.modelOutput ?? metadata.output ?? "spectrogram";
-  if (output !== "spectrogram" && output !== "mask") {
-    throw modelFailure(file, `its output metadata "${output}" is neither spectrogram nor mask`);
-  }
-  const settings: ModelSettings = {
-    fftSize: integer(p.modelFftSize, "n_fft", 6144),
-    hop: integer(p.modelHop, "hop_length", 1024),
-    frames: integer(p.modelFrames, "frames", 256),
-    ...(metadata.overlap === undefined ? {} : { overlap: integer(undefined, "overlap", 0, 0) }),
-    output,
-  };
-  return { settings, metadata };
 }
 
 /** Settings of a one-stem model, and which of the pair its output is (the job's modelStem, else its stem metadata). */
@@ -137,7 +96,7 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
   const pcm = await decodeAudio(String(ctx.inputs.audio), { onProgress: decoding }, ctx.signal);
   ctx.reportProgress?.(0.1);
   const modelFile = path.join(ctx.modelsDir, p.model);
-  const modelPresent = p.method !== "classical" && fs.existsSync(modelFile);
+  const modelPresent = (p.method === "auto" || p.method === "model") && fs.existsSync(modelFile);
   if (p.method === "model" && !modelPresent) {
     throw new JobFailure(
       "BAD_INPUT",
@@ -151,6 +110,12 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
     const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
     target = await modelStem(modelFile, pcm, p, pair, ctx.signal, separating);
     method = `onnx:${p.model}`;
+  } else if (p.method === "network") {
+    const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
+    const scratch = path.join(ctx.outputDir, ".network");
+    const stems = await networkStemsOf(String(ctx.inputs.audio), pcm, [pair.target], scratch, ctx.signal, separating);
+    target = stems[pair.target];
+    method = "network";
   } else {
     target = pair.classical(pcm);
     method = pair.classicalMethod;

@@ -19,13 +19,13 @@ const pair: StemPair = {
 export const stemsVocalsModule: Module = {
   name: "stems-vocals",
   description:
-    "Splits a song into lead vocals and accompaniment. With an ONNX separation model in the models directory it runs the model; otherwise REPET-SIM (the accompaniment is what repeats) combined with stereo centre extraction, with soft masks. The two stems add up to the input.",
+    "Splits a song into lead vocals and accompaniment. With an ONNX separation model in the models directory it runs the model; otherwise REPET-SIM (the accompaniment is what repeats) combined with stereo centre extraction, with soft masks; with method network, the vocals of Mixdown's own four-stem network. The two stems add up to the input.",
   params: stemParams(pair),
   inputs: { audio: { type: "audio", description: "Song to separate" } },
   outputs: {
     vocals: { type: "audio", description: "Lead vocals" },
     accompaniments: { type: "audio", description: "Everything else: the input minus the vocals" },
-    method: { type: "string", description: '"repet-sim", or "onnx:<model file>"' },
+    method: { type: "string", description: '"repet-sim", "network" or "onnx:<model file>"' },
   },
   heavy: true,
   availability: stemAvailability(pair),

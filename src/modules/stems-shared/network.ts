@@ -2,8 +2,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
-import { modelFailure, separateStems } from "../stems-shared/onnx-separator.ts";
-import { modelSettingsOf } from "../stems-shared/run-stems.ts";
+import { modelSettingsOf } from "./model-settings.ts";
+import { modelFailure, separateStems } from "./onnx-separator.ts";
 
 /**
  * Mixdown's own four-stem mask network (tools/separation-model: a band-compressed spectrogram, a dense layer per
@@ -16,30 +16,26 @@ export const NETWORK_SAMPLE_RATE = 44100;
 
 /** The stems taken from the network; other is the input minus them (one inverse STFT fewer). */
 export type NetworkStem = "vocals" | "drums" | "bass";
-const NETWORK_STEMS: readonly NetworkStem[] = ["vocals", "drums", "bass"];
+export const NETWORK_STEMS = ["vocals", "drums", "bass"] as const satisfies readonly NetworkStem[];
 
-/** Vocals, drums and bass by the network, one signal per channel; `pcm` must be at NETWORK_SAMPLE_RATE. */
-export async function networkStems(
+/**
+ * The `wanted` stems by the network, one signal per channel (only those are accumulated and inverted);
+ * `pcm` must be at NETWORK_SAMPLE_RATE.
+ */
+export async function networkStems<S extends NetworkStem>(
   pcm: Pcm,
+  wanted: readonly S[],
   signal?: AbortSignal,
   onProgress?: (fraction: number) => void,
-): Promise<Record<NetworkStem, Float32Array[]>> {
+): Promise<Record<S, Float32Array[]>> {
   if (pcm.sampleRate !== NETWORK_SAMPLE_RATE) throw new Error(`the network takes ${NETWORK_SAMPLE_RATE} Hz audio`);
   const { settings, metadata } = await modelSettingsOf(NETWORK_FILE);
   const names = (metadata.stems ?? "").split(",");
   const missing = (["vocals", "drums", "bass", "other"] as const).filter((stem) => !names.includes(stem));
   if (missing.length) throw modelFailure(NETWORK_FILE, `its stems metadata lacks ${missing.join(", ")}`);
-  const keep = NETWORK_STEMS.map((stem) => names.indexOf(stem));
-  const [vocals, drums, bass] = await separateStems(
-    NETWORK_FILE,
-    pcm.channels,
-    settings,
-    names.length,
-    keep,
-    signal,
-    onProgress,
-  );
-  return { vocals, drums, bass } as Record<NetworkStem, Float32Array[]>;
+  const keep = wanted.map((stem) => names.indexOf(stem));
+  const stems = await separateStems(NETWORK_FILE, pcm.channels, settings, names.length, keep, signal, onProgress);
+  return Object.fromEntries(wanted.map((stem, i) => [stem, stems[i]])) as Record<S, Float32Array[]>;
 }
 
 /** `channel` cut or padded with zeros to `length` samples. */
@@ -55,30 +51,29 @@ const fitted = (channel: Float32Array, length: number) => {
  * NETWORK_SAMPLE_RATE the network runs on a copy decoded at that rate, and each stem is resampled back by
  * ffmpeg (through a 16-bit WAV in `scratchDir`, deleted after) to the input's length.
  */
-export async function networkStemsOf(
+export async function networkStemsOf<S extends NetworkStem>(
   file: string,
   pcm: Pcm,
+  wanted: readonly S[],
   scratchDir: string,
   signal?: AbortSignal,
   onProgress?: (fraction: number) => void,
-): Promise<Record<NetworkStem, Float32Array[]>> {
-  if (pcm.sampleRate === NETWORK_SAMPLE_RATE) return networkStems(pcm, signal, onProgress);
+): Promise<Record<S, Float32Array[]>> {
+  if (pcm.sampleRate === NETWORK_SAMPLE_RATE) return networkStems(pcm, wanted, signal, onProgress);
   const copy = await decodeAudio(file, { sampleRate: NETWORK_SAMPLE_RATE, channels: pcm.channels.length }, signal);
-  const stems = await networkStems(copy, signal, onProgress);
+  const stems = await networkStems(copy, wanted, signal, onProgress);
   const length = pcm.channels[0]?.length ?? 0;
   await fsp.mkdir(scratchDir, { recursive: true });
   try {
-    const back = async (stem: NetworkStem) => {
+    const back = async (stem: S) => {
       const wav = path.join(scratchDir, `${stem}.wav`);
       await encodePcm({ sampleRate: NETWORK_SAMPLE_RATE, channels: stems[stem] }, wav, "wav", signal);
       const resampled = await decodeAudio(wav, { sampleRate: pcm.sampleRate }, signal);
       return resampled.channels.map((channel) => fitted(channel, length));
     };
-    return {
-      vocals: await back("vocals"),
-      drums: await back("drums"),
-      bass: await back("bass"),
-    };
+    const resampled: [S, Float32Array[]][] = [];
+    for (const stem of wanted) resampled.push([stem, await back(stem)]);
+    return Object.fromEntries(resampled) as Record<S, Float32Array[]>;
   } finally {
     await fsp.rm(scratchDir, { recursive: true, force: true });
   }
