@@ -51,7 +51,7 @@ def load_voices(root):
     return [soundfile.read(f, dtype="int16")[0].T.copy() for f in sorted(glob.glob(os.path.join(root, "*.wav")))]
 
 
-VOICE_SHARE = 1 / 3
+VOICE_SHARE = float(os.environ.get("VOICE_SHARE", 1 / 3))
 SOLO_SHARE = 0.1
 
 
@@ -117,6 +117,18 @@ def sdr(est, ref):
     return 10 * math.log10((t @ t) / (((est - t) ** 2).sum() + 1e-12) + 1e-12)
 
 
+FREEZE_BATCHNORM = os.environ.get("FREEZE_BATCHNORM") == "1"
+
+
+def train_mode(net):
+    """Training mode; with FREEZE_BATCHNORM=1 (weights from from_onnx.py) the BatchNorms keep their statistics."""
+    net.train()
+    if FREEZE_BATCHNORM:
+        for module in net.modules():
+            if isinstance(module, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+                module.eval()
+
+
 def validate(net, tracks):
     """Scale-invariant SDR per stem, whole tracks in 256-frame chunks (no overlap), averaged over tracks."""
     net.eval()
@@ -135,7 +147,7 @@ def validate(net, tracks):
                 est = torch.istft(masks[k][None] * X, N_FFT, HOP, window=WINDOW, center=True, length=n)
                 if stems[k].abs().max() > 0:
                     scores[s].append(sdr(est, stems[k]))
-    net.train()
+    train_mode(net)
     return {s: (sum(v) / len(v) if v else float("nan")) for s, v in scores.items()}
 
 
@@ -152,6 +164,9 @@ def main():
     net = MaskNet()
     if os.path.exists(out) and os.environ.get("RESUME"):
         net.load_state_dict(torch.load(out))
+    train_mode(net)
+    if val and os.environ.get("RESUME"):
+        print("starting validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
     opt = torch.optim.Adam(net.parameters(), lr=float(os.environ.get("LR", "2e-3")))
     deadline = time.time() + minutes * 60
     start = time.time()
