@@ -6,6 +6,7 @@ as src/dsp/spectrogram.ts. Bins below BIN_SPLIT are one band each; above, bands 
 frequency (64 a octave), so harmonics stay resolved where the bass and the voice have them.
 """
 import math
+import os
 
 import torch
 from torch import nn
@@ -17,6 +18,8 @@ BIN_SPLIT = 128
 BANDS_PER_OCTAVE = 64
 STEMS = ("vocals", "drums", "bass", "other")
 DILATIONS = (1, 2, 4, 8, 16, 32)
+# Width of the per-frame layers and of the convolutions over time.
+HIDDEN = int(os.environ.get("HIDDEN", "256"))
 
 
 def band_matrices():
@@ -57,7 +60,7 @@ class MaskNet(nn.Module):
     LSTM: several times faster on a CPU), and a dense layer gives each stem's logit per band.
     """
 
-    def __init__(self, hidden=256, conv=8):
+    def __init__(self, hidden=HIDDEN, conv=8):
         super().__init__()
         pool, expand = band_matrices()
         edges_lo = (pool > 0).float().argmax(dim=1)
