@@ -208,16 +208,12 @@ export async function separateStems(
               putMagnitudeChunk(re, im, data, base, T, F, start, end, bins);
               return;
             }
-            // Frame by frame: the spectrogram is frame-major, the model's planes bin-major.
+            // Complex models, frame by frame: the spectrogram is frame-major, the model's planes bin-major.
             for (let i = 0; i < end; i++) {
               const row = (start + i) * bins;
               for (let f = 0, at = base + i; f < F; f++, at += T) {
-                const x = re[row + f] as number;
-                const y = im[row + f] as number;
-                if (complex) {
-                  data[at] = x;
-                  data[at + planeSize] = y;
-                } else data[at] = Math.sqrt(x * x + y * y);
+                data[at] = re[row + f] as number;
+                data[at + planeSize] = im[row + f] as number;
               }
             }
           });
