@@ -7,14 +7,14 @@
 import { drumsByHpss } from "../../src/modules/stems-drums/index.ts";
 import { networkStems } from "../../src/modules/stems-shared/network.ts";
 import { vocalsByRepetSim } from "../../src/modules/stems-vocals/index.ts";
+import { subtract } from "../corpus/separation-scoring.ts";
 import { sdr } from "../helpers/sdr.ts";
 import { accompanimentLoop, drumsAndHarmony, sum } from "./signals.ts";
 import { espeakVoice } from "./voice.ts";
 
 const RATE = 44100;
-const minus = (a: Float32Array[], b: Float32Array[]) => a.map((c, i) => c.map((v, j) => v - (b[i]?.[j] as number)));
 const gains = (stem: Float32Array[], mix: Float32Array[], target: Float32Array[], rest: Float32Array[]) =>
-  `${(sdr(stem, target) - sdr(mix, target)).toFixed(2)} dB, rest ${(sdr(minus(mix, stem), rest) - sdr(mix, rest)).toFixed(2)} dB`;
+  `${(sdr(stem, target) - sdr(mix, target)).toFixed(2)} dB, rest ${(sdr(subtract(mix, stem), rest) - sdr(mix, rest)).toFixed(2)} dB`;
 
 for (const seed of [21, 22, 23]) {
   const { drums, harmony } = drumsAndHarmony(8, RATE, seed);
