@@ -152,43 +152,66 @@ function silent(mask: Float32Array, row: number, bins: number): boolean {
 /**
  * Inverse STFT by weighted overlap-add: x[n] = Σ w·ifft(X_t) / Σ w², exact for an unmodified spectrogram. An
  * optional real mask (same layout) is applied on the fly, so a masked stem needs no masked copy of the
- * spectrogram. Each frame is inverted with one real FFT through the Hartley transform (for a real frame,
- * ifft(X) = DHT(Re X − Im X) / N), half the work of a complex inverse FFT; like any real inverse FFT it ignores
- * the imaginary parts of the DC and Nyquist bins. Frames the mask zeroes entirely are skipped.
+ * spectrogram. Frames the mask zeroes entirely are skipped (InverseStft does the work).
  */
 export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
   const { fftSize, hop, length, frames, bins, re, im } = spec;
-  const fft = new RealFft(fftSize);
-  checkHop(fftSize, hop);
-  const out = new Float32Array(length);
-  const norm = new Float32Array(length);
-  const window = hann(fftSize);
-  const hartley = new Float64Array(fftSize);
-  const transformed = new Float64Array(2 * fftSize);
-  const frame = new Float64Array(fftSize);
-  const half = fftSize / 2;
-
+  const inverse = new InverseStft(fftSize, hop, length);
   for (let t = 0; t < frames; t++) {
     const row = t * bins;
-    const start = t * hop - half;
-    const from = Math.max(0, -start);
-    const to = Math.min(fftSize, length - start);
-    if (mask && silent(mask, row, bins)) {
-      // A frame the mask zeroes adds nothing but its window's weight: no inverse FFT for it.
-      for (let n = from; n < to; n++) norm[start + n] = (norm[start + n] as number) + (window[n] as number) ** 2;
-      continue;
-    }
-    for (let k = 0; k < bins; k++) {
-      const g = mask ? (mask[row + k] as number) : 1;
-      const a = (re[row + k] as number) * g;
-      const b = (im[row + k] as number) * g;
+    if (mask && silent(mask, row, bins)) inverse.skip(t);
+    else inverse.add(t, re, im, row, mask);
+  }
+  return inverse.finish();
+}
+
+/**
+ * An inverse STFT fed one frame at a time (istft's engine), for spectrograms made frame by frame and never held
+ * whole. Each frame is inverted with one real FFT through the Hartley transform (for a real frame,
+ * ifft(X) = DHT(Re X − Im X) / N), half the work of a complex inverse FFT; like any real inverse FFT it ignores
+ * the imaginary parts of the DC and Nyquist bins.
+ */
+export class InverseStft {
+  private readonly fftSize: number;
+  private readonly hop: number;
+  private readonly length: number;
+  private readonly fft: RealFft;
+  private readonly out: Float32Array;
+  private readonly norm: Float32Array;
+  private readonly window: Float64Array;
+  private readonly hartley: Float64Array;
+  private readonly transformed: Float64Array;
+  private readonly frame: Float64Array;
+
+  constructor(fftSize: number, hop: number, length: number) {
+    checkHop(fftSize, hop);
+    this.fftSize = fftSize;
+    this.hop = hop;
+    this.length = length;
+    this.fft = new RealFft(fftSize);
+    this.out = new Float32Array(length);
+    this.norm = new Float32Array(length);
+    this.window = hann(fftSize);
+    this.hartley = new Float64Array(fftSize);
+    this.transformed = new Float64Array(2 * fftSize);
+    this.frame = new Float64Array(fftSize);
+  }
+
+  /** Adds frame t, whose fftSize / 2 + 1 bins are re and im from `offset`, each times `gain` (same layout) if given. */
+  add(t: number, re: Float32Array, im: Float32Array, offset = 0, gain?: Float32Array): void {
+    const { fftSize, hartley, transformed, frame, window, out, norm } = this;
+    const half = fftSize / 2;
+    for (let k = 0; k <= half; k++) {
+      const g = gain ? (gain[offset + k] as number) : 1;
+      const a = (re[offset + k] as number) * g;
+      const b = (im[offset + k] as number) * g;
       if (k === 0 || k === half) hartley[k] = a;
       else {
         hartley[k] = a - b;
         hartley[fftSize - k] = a + b;
       }
     }
-    fft.transform(transformed, hartley);
+    this.fft.transform(transformed, hartley);
     frame[0] = (transformed[0] as number) - (transformed[1] as number);
     for (let n = 1; n <= half; n++) {
       const fr = transformed[2 * n] as number;
@@ -196,16 +219,32 @@ export function istft(spec: Spectrogram, mask?: Float32Array): Float32Array {
       frame[n] = fr - fi;
       frame[fftSize - n] = fr + fi;
     }
-    for (let n = from; n < to; n++) {
+    const start = t * this.hop - half;
+    const to = Math.min(fftSize, this.length - start);
+    for (let n = Math.max(0, -start); n < to; n++) {
       const w = window[n] as number;
       const i = start + n;
       out[i] = (out[i] as number) + (w * (frame[n] as number)) / fftSize;
       norm[i] = (norm[i] as number) + w * w;
     }
   }
-  for (let i = 0; i < length; i++) {
-    const s = norm[i] as number;
-    out[i] = s > 1e-12 ? (out[i] as number) / s : 0;
+
+  /** Frame t is silent: it adds nothing but its window's weight, and needs no inverse FFT. */
+  skip(t: number): void {
+    const { fftSize, window, norm } = this;
+    const start = t * this.hop - fftSize / 2;
+    const to = Math.min(fftSize, this.length - start);
+    for (let n = Math.max(0, -start); n < to; n++)
+      norm[start + n] = (norm[start + n] as number) + (window[n] as number) ** 2;
   }
-  return out;
+
+  /** The signal: the frames' sum divided by their windows' weight. */
+  finish(): Float32Array {
+    const { out, norm } = this;
+    for (let i = 0; i < this.length; i++) {
+      const s = norm[i] as number;
+      out[i] = s > 1e-12 ? (out[i] as number) / s : 0;
+    }
+    return out;
+  }
 }

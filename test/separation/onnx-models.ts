@@ -101,3 +101,20 @@ export const twoStemModel = (shape: number[], gain: number) =>
     ],
     initializers: [{ name: "gain", dims: [], values: [gain] }],
   });
+
+/**
+ * A stereo magnitude-mask model of two stems with one mask per stem for both channels (as Mixdown's network):
+ * the first stem's mask is `share` everywhere, the second's 1 − share. Output [batch, 2 stems, bins, frames].
+ */
+export const sharedMaskModel = (shape: number[], share: number) =>
+  onnxModel({
+    shape,
+    nodes: [
+      { op: "Mul", inputs: ["spectrogram", "zero"], output: "zeros" },
+      { op: "Add", inputs: ["zeros", "shares"], output: "stem" },
+    ],
+    initializers: [
+      { name: "zero", dims: [], values: [0] },
+      { name: "shares", dims: [1, 2, 1, 1], values: [share, 1 - share] },
+    ],
+  });

@@ -12,7 +12,7 @@ import { separateStems, separateWithModel } from "../../src/modules/stems-shared
 import { decodeFloat } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { Rng } from "../music/synth.ts";
-import { gateModel, onnxModel, scaleModel, twoStemModel } from "./onnx-models.ts";
+import { gateModel, onnxModel, scaleModel, sharedMaskModel, twoStemModel } from "./onnx-models.ts";
 import { drumsAndHarmony, maxDifference, sum } from "./signals.ts";
 import { wav16 } from "./wav.ts";
 
@@ -127,6 +127,38 @@ test("a model of two stems gives them one after another on its output's channel 
   await assert.rejects(
     separateWithModel(file, input, { fftSize: 1024, hop: 256, frames: 16, output: "spectrogram" }),
     /not a float32 tensor of the input's shape/,
+  );
+});
+
+test("a stereo model with one mask per stem (its output has as many channels as stems) masks every channel with it", async () => {
+  const file = save("shared.onnx", sharedMaskModel([1, 2, 513, 16], 0.25));
+  const settings = { fftSize: 1024, hop: 256, frames: 16, output: "mask" as const };
+  // Stereo, mono (the channel fills both sides) and three channels (a pair and a lone one).
+  for (const input of [
+    [noise(20000, 7), noise(20000, 8)],
+    [noise(20000, 9)],
+    [noise(9000, 1), noise(9000, 2), noise(9000, 3)],
+  ]) {
+    const [first, second] = await separateStems(file, input, settings, 2, [0, 1]);
+    input.forEach((x, c) => {
+      const want = (share: number) => x.map((v) => v * share);
+      assert.ok(
+        maxDifference(first?.[c] as Float32Array, want(0.25)) < 1e-5,
+        `${input.length} channels: first stem, channel ${c}`,
+      );
+      assert.ok(
+        maxDifference(second?.[c] as Float32Array, want(0.75)) < 1e-5,
+        `${input.length} channels: second stem, channel ${c}`,
+      );
+    });
+  }
+  // Read as one stem, its output has two channels of one stem each: the per-channel layout, and the wrong model.
+  const [alone] = await separateStems(file, [noise(9000, 4), noise(9000, 5)], settings, 1, [0]);
+  assert.ok(
+    maxDifference(
+      alone?.[1] as Float32Array,
+      noise(9000, 5).map((v) => v * 0.75),
+    ) < 1e-5,
   );
 });
 

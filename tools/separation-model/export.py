@@ -1,6 +1,6 @@
 """
-Exports a trained MaskNet (train.py's .pt) as the ONNX model stems-4 runs: input [1, 2, 2049, 256] stereo STFT
-magnitudes, output [1, 8, 2049, 256] masks (vocals L, R, drums L, R, bass L, R, other L, R), with the
+Exports a trained MaskNet (train.py's .pt) as the ONNX model stems-4 runs: input [1, 2, 2049, 512] stereo STFT
+magnitudes, output [1, 4, 2049, 512] masks (vocals, drums, bass, other; each for both channels), with the
 settings in metadata_props as src/modules/stems-shared/onnx-separator.ts reads them.
 Usage: python3 export.py <model .pt> <out .onnx>
 """
@@ -14,23 +14,13 @@ from model import BINS, HOP, N_FFT, STEMS, MaskNet
 FRAMES = 512
 
 
-class StereoMasks(torch.nn.Module):
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
-
-    def forward(self, mag):
-        masks = self.net(mag)  # [1, 4, BINS, FRAMES]
-        return masks.repeat_interleave(2, dim=1)
-
-
 def main():
     source, out = sys.argv[1], sys.argv[2]
     net = MaskNet()
     net.load_state_dict(torch.load(source))
     net.eval()
     example = torch.rand(1, 2, BINS, FRAMES)
-    torch.onnx.export(StereoMasks(net), example, out, input_names=["magnitudes"], output_names=["masks"], opset_version=13)
+    torch.onnx.export(net, example, out, input_names=["magnitudes"], output_names=["masks"], opset_version=13)
     model = onnx.load(out)
     for key, value in {
         "n_fft": N_FFT,
@@ -40,7 +30,7 @@ def main():
         "overlap": 32,
         "output": "mask",
         "stems": ",".join(STEMS),
-        "source": "Mixdown tools/separation-model (MaskNet, trained on TimGM6mb and MuseScore General renders)",
+        "source": "Mixdown tools/separation-model (MaskNet, trained on renders by soundfonts other than FluidR3)",
     }.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, str(value)

@@ -1,9 +1,11 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { spatialWiener } from "../../dsp/spatial-wiener.ts";
+import { istft, type Spectrogram } from "../../dsp/spectrogram.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { modelSettingsOf } from "./model-settings.ts";
-import { modelFailure, separateStems } from "./onnx-separator.ts";
+import { modelFailure, separatedSpectrograms } from "./onnx-separator.ts";
 
 /**
  * Mixdown's own four-stem mask network (tools/separation-model: a band-compressed spectrogram, a dense layer per
@@ -19,8 +21,10 @@ export type NetworkStem = "vocals" | "drums" | "bass";
 export const NETWORK_STEMS = ["vocals", "drums", "bass"] as const satisfies readonly NetworkStem[];
 
 /**
- * The `wanted` stems by the network, one signal per channel (only those are accumulated and inverted);
- * `pcm` must be at NETWORK_SAMPLE_RATE.
+ * The `wanted` stems by the network, one signal per channel; `pcm` must be at NETWORK_SAMPLE_RATE. The network's
+ * masks (one per stem, the same for both channels) share out each stereo pair's cells by a multichannel Wiener
+ * filter (dsp/spatial-wiener.ts), which needs all of them; a lone channel (mono, or the last of an odd count)
+ * takes the masks as they are. Only the wanted stems are inverted.
  */
 export async function networkStems<S extends NetworkStem>(
   pcm: Pcm,
@@ -33,9 +37,34 @@ export async function networkStems<S extends NetworkStem>(
   const names = (metadata.stems ?? "").split(",");
   const missing = (["vocals", "drums", "bass", "other"] as const).filter((stem) => !names.includes(stem));
   if (missing.length) throw modelFailure(NETWORK_FILE, `its stems metadata lacks ${missing.join(", ")}`);
-  const keep = wanted.map((stem) => names.indexOf(stem));
-  const stems = await separateStems(NETWORK_FILE, pcm.channels, settings, names.length, keep, signal, onProgress);
-  return Object.fromEntries(wanted.map((stem, i) => [stem, stems[i]])) as Record<S, Float32Array[]>;
+  const keep = NETWORK_STEMS.map((stem) => names.indexOf(stem));
+  const { mixture, stems } = await separatedSpectrograms(
+    NETWORK_FILE,
+    pcm.channels,
+    settings,
+    names.length,
+    keep,
+    signal,
+    onProgress,
+  );
+  const out = wanted.map(() => [] as Float32Array[]);
+  for (let c = 0; c < mixture.length; c += 2) {
+    signal?.throwIfAborted();
+    const left = mixture[c] as Spectrogram;
+    const right = mixture[c + 1];
+    const masks = stems.map((stemSpecs) => (stemSpecs[c] as Spectrogram).re);
+    const indices = wanted.map((stem) => NETWORK_STEMS.indexOf(stem));
+    if (!right) {
+      indices.forEach((j, i) => {
+        out[i]?.push(istft(left, masks[j]));
+      });
+      continue;
+    }
+    spatialWiener(left, right, masks, indices).forEach((pair, i) => {
+      out[i]?.push(...pair);
+    });
+  }
+  return Object.fromEntries(wanted.map((stem, i) => [stem, out[i]])) as Record<S, Float32Array[]>;
 }
 
 /** `channel` cut or padded with zeros to `length` samples. */

@@ -119,10 +119,7 @@ export async function separateWithModel(
 
 /**
  * Runs a spectrogram-mask separation model over a whole recording and returns the stems it estimates whose
- * indices are in `keep` (in that order), each one signal per channel. A model of `stemCount` stems gives them
- * one after another on its output's channel axis (`stemCount` times the input's channels). Chunks of the model's
- * frame count overlap by `settings.overlap` frames (half a chunk by default) and are cross-faded (sin² weights);
- * bins above the model's are left out of the stems. onnxruntime is loaded only here, when a model is used.
+ * indices are in `keep` (in that order), each one signal per channel (separatedSpectrograms, inverted).
  */
 export async function separateStems(
   file: string,
@@ -133,6 +130,48 @@ export async function separateStems(
   signal?: AbortSignal,
   onProgress?: (fraction: number) => void,
 ): Promise<Float32Array[][]> {
+  const { mixture, stems, gains } = await separatedSpectrograms(
+    file,
+    channels,
+    settings,
+    stemCount,
+    keep,
+    signal,
+    onProgress,
+  );
+  return stems.map((stemSpecs) =>
+    stemSpecs.map((spec, c) => (gains ? istft(mixture[c] as Spectrogram, spec.re) : istft(spec))),
+  );
+}
+
+/** A model's stems as spectrograms, before the inverse STFT. */
+export interface SeparatedSpectrograms {
+  /** The input's STFT, one per channel. */
+  mixture: Spectrogram[];
+  /** Per kept stem and channel: a complex model's spectrogram, or with `gains` a real gain per cell in `re`. */
+  stems: Spectrogram[][];
+  /** Magnitude models: each stem is the mixture's spectrogram times its gain (it keeps the mixture's phase). */
+  gains: boolean;
+}
+
+/**
+ * Runs a spectrogram-mask separation model over a whole recording: the spectrograms of the stems whose indices
+ * are in `keep` (in that order). A model of `stemCount` stems gives them one after another on its output's
+ * channel axis (`stemCount` times the input's channels), or, for a stereo magnitude model whose output has
+ * exactly `stemCount` channels, one mask per stem for both channels of a pair (Mixdown's network; `output: "mask"`): then both
+ * channels' stems share one gain array. Chunks of the model's frame count overlap by
+ * `settings.overlap` frames (half a chunk by default) and are cross-faded (sin² weights); bins above the model's
+ * are left out of the stems. onnxruntime is loaded only here, when a model is used.
+ */
+export async function separatedSpectrograms(
+  file: string,
+  channels: readonly Float32Array[],
+  settings: ModelSettings,
+  stemCount: number,
+  keep: readonly number[],
+  signal?: AbortSignal,
+  onProgress?: (fraction: number) => void,
+): Promise<SeparatedSpectrograms> {
   const ort = await import("onnxruntime-node");
   let session: Awaited<ReturnType<typeof ort.InferenceSession.create>>;
   try {
@@ -148,18 +187,13 @@ export async function separateStems(
     const layout = layoutOf(input.shape, settings, file);
     const specs = channels.map((channel) => stft(channel, settings.fftSize, settings.hop));
     const first = specs[0];
-    if (!first) return keep.map(() => []);
+    if (!first) return { mixture: [], stems: keep.map(() => []), gains: true };
     const { frames, bins } = first;
     const complex = layout.planes === 4;
-    // Per kept stem and channel: a complex model's spectrogram, or for magnitude models a real gain (the stem
-    // is the mixture's spectrogram times it: half the memory, and the inverse STFT applies it on the fly).
-    const targets = keep.map(() =>
-      specs.map((spec) => ({
-        ...spec,
-        re: new Float32Array(spec.re.length),
-        im: complex ? new Float32Array(spec.im.length) : new Float32Array(0),
-      })),
-    );
+    const outputShape = session.outputMetadata[0]?.isTensor ? session.outputMetadata[0].shape : [];
+    const shared = layout.planes === 2 && settings.output === "mask" && outputShape[1] === stemCount;
+    // Planes of one stem in the output: its channels' (a complex model's as real and imaginary), or one shared.
+    const stemPlanes = shared ? 1 : layout.planes;
 
     // Channel groups the model sees together: stereo pairs (a lone channel fills both sides), or one by one.
     const groups: number[][] = [];
@@ -167,8 +201,26 @@ export async function separateStems(
     for (let c = 0; c < channels.length; c += perGroup) {
       groups.push(perGroup === 1 ? [c] : [c, Math.min(c + 1, channels.length - 1)]);
     }
+    // How many chunk results each channel's target adds up per frame: one per group side, or one per group shared.
     const uses = new Float32Array(channels.length);
-    for (const group of groups) for (const c of group) uses[c] = (uses[c] as number) + 1;
+    for (const group of groups) for (const c of shared ? new Set(group) : group) uses[c] = (uses[c] as number) + 1;
+
+    // Per kept stem and channel: a complex model's spectrogram, or for magnitude models a real gain (the stem
+    // is the mixture's spectrogram times it: half the memory, and the inverse STFT applies it on the fly).
+    const target = (spec: Spectrogram): Spectrogram => ({
+      ...spec,
+      re: new Float32Array(spec.re.length),
+      im: complex ? new Float32Array(spec.im.length) : new Float32Array(0),
+    });
+    const targets = keep.map(() => {
+      if (!shared) return specs.map(target);
+      const stemTargets: Spectrogram[] = [];
+      for (const group of groups) {
+        const gain = target(specs[group[0] as number] as Spectrogram);
+        for (const c of group) stemTargets[c] = gain;
+      }
+      return stemTargets;
+    });
 
     const T = layout.frames;
     // sin² fades over the overlap at both ends of a chunk, 1 between: consecutive fades add up to 1.
@@ -181,6 +233,7 @@ export async function separateStems(
     const starts: number[] = [];
     for (let start = 0; start === 0 || start + T - stride < frames; start += stride) starts.push(start);
     const weightSum = new Float32Array(frames);
+    const frameWeight = new Float32Array(T);
     for (const start of starts)
       for (let i = 0; i < T && start + i < frames; i++)
         weightSum[start + i] = (weightSum[start + i] as number) + (weight[i] as number);
@@ -223,7 +276,10 @@ export async function separateStems(
         try {
           const outputs = await session.run({ [inputName]: tensor });
           const output = outputs[outputName];
-          if (output?.type !== "float32" || output.data.length !== stemCount * data.length) {
+          if (
+            output?.type !== "float32" ||
+            output.data.length !== (stemCount * data.length * stemPlanes) / layout.planes
+          ) {
             throw new Error(
               stemCount === 1
                 ? `output ${outputName} is not a float32 tensor of the input's shape`
@@ -249,18 +305,22 @@ export async function separateStems(
     ) {
       const isMask = settings.output === "mask";
       batch.forEach((start, b) => {
-        group.forEach((c, side) => {
+        (shared ? group.slice(0, 1) : group).forEach((c, side) => {
           const { re: sRe, im: sIm } = specs[c] as Spectrogram;
           const { re: tRe, im: tIm } = stemTargets[c] as Spectrogram;
           // Where this stem's planes (the real one, and for complex models the imaginary one) start in `result`.
-          const first = (b * stemCount + stem) * itemSize + (complex ? 2 * side : side) * planeSize;
+          const first = ((b * stemCount + stem) * stemPlanes + (complex ? 2 * side : side)) * planeSize;
           const end = Math.min(T, frames - start);
+          // Each frame's cross-fade weight, divided by what all the chunk results added to it will weigh.
+          for (let i = 0; i < end; i++) {
+            frameWeight[i] = (weight[i] as number) / ((uses[c] as number) * (weightSum[start + i] as number));
+          }
           if (!complex && isMask) {
-            addMaskChunk(result, first, T, F, start, end, bins, weight, tRe);
+            addMaskChunk(result, first, T, F, start, end, bins, frameWeight, tRe);
             return;
           }
           for (let i = 0; i < end; i++) {
-            const w = weight[i] as number;
+            const w = frameWeight[i] as number;
             const row = (start + i) * bins;
             for (let f = 0, plane = first; f < F; f++, plane += T) {
               const cell = row + f;
@@ -290,20 +350,7 @@ export async function separateStems(
         });
       });
     }
-    return targets.map((stemTargets) =>
-      stemTargets.map((target, c) => {
-        const scale = uses[c] as number;
-        for (let t = 0; t < frames; t++) {
-          const norm = 1 / (scale * (weightSum[t] as number));
-          for (let f = 0; f < F; f++) {
-            const i = t * bins + f;
-            target.re[i] = (target.re[i] as number) * norm;
-            if (complex) target.im[i] = (target.im[i] as number) * norm;
-          }
-        }
-        return complex ? istft(target) : istft(specs[c] as Spectrogram, target.re);
-      }),
-    );
+    return { mixture: specs, stems: targets, gains: !complex };
   } finally {
     await session.release();
   }
