@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { spatialWiener } from "../../src/dsp/spatial-wiener.ts";
 import { istft, type Spectrogram, stft } from "../../src/dsp/spectrogram.ts";
+import { wienerStems } from "../../src/modules/stems-shared/masked-stem.ts";
 import { Rng } from "../music/synth.ts";
 
 const SIZE = 1024;
@@ -90,4 +91,24 @@ test("spatialWiener: only the masked sources can be asked for; the last is the r
   const mask = new Float32Array(spec.re.length).fill(0.5);
   assert.throws(() => spatialWiener(spec, spec, [mask], [1]), /source 1 is not one of the masked ones/);
   assert.throws(() => spatialWiener(spec, spec, [mask], [-1]), /source -1/);
+});
+
+test("wienerStems: a stereo pair through the filter, a lone channel by its masks; each pair with its own masks", () => {
+  const a = burst(7, 0, 0.5);
+  const b = burst(8, 0.5, 1);
+  const mix = add(a, b);
+  const spec = (x: Float32Array) => stft(x, SIZE, HOP);
+  const exact = ratioMask([spec(a)], [spec(b)]);
+  const wrong = exact.map((m) => 1 - m);
+  // Three channels: a pair (0, 1) and channel 2 alone; the pair's masks pick A, the lone channel's pick B.
+  const [stem] = wienerStems([spec(mix), spec(mix), spec(mix)], (c) => (c === 0 ? [exact] : [wrong]), [0]);
+  assert.equal(stem?.length, 3);
+  for (const c of [0, 1]) {
+    const figure = sdr([stem?.[c] as Float32Array], [a]);
+    assert.ok(figure > 25, `channel ${c}: ${figure.toFixed(1)} dB against A`);
+  }
+  const lone = stem?.[2] as Float32Array;
+  const figure = sdr([lone], [b]);
+  assert.ok(figure > 25, `channel 2: ${figure.toFixed(1)} dB against B`);
+  assert.deepEqual(lone, istft(spec(mix), wrong));
 });

@@ -1,3 +1,4 @@
+import { spatialWiener } from "../../dsp/spatial-wiener.ts";
 import { istft, type Spectrogram, stft } from "../../dsp/spectrogram.ts";
 import type { Pcm } from "../../media/pcm.ts";
 
@@ -13,4 +14,33 @@ export function maskedStem(pcm: Pcm, maskOf: (channels: Spectrogram[]) => Float3
   const specs = pcm.channels.map((channel) => stft(channel, fftSize, hop));
   const mask = maskOf(specs);
   return specs.map((spec) => istft(spec, mask));
+}
+
+/**
+ * The sources `wanted` (indices into the masks), one signal per channel, from soft masks of all the sources but
+ * the last (adding up to at most 1; the last source is the rest); `masksOf(c)` gives those of the stereo pair
+ * (or lone channel) that starts at channel c. Each stereo pair goes through the multichannel Wiener filter
+ * (dsp/spatial-wiener.ts); a lone channel (mono, or the last of an odd count) takes the masks alone.
+ */
+export function wienerStems(
+  specs: readonly Spectrogram[],
+  masksOf: (channel: number) => readonly Float32Array[],
+  wanted: readonly number[],
+): Float32Array[][] {
+  const out = wanted.map(() => [] as Float32Array[]);
+  for (let c = 0; c < specs.length; c += 2) {
+    const left = specs[c] as Spectrogram;
+    const right = specs[c + 1];
+    const masks = masksOf(c);
+    if (!right) {
+      wanted.forEach((j, i) => {
+        out[i]?.push(istft(left, masks[j]));
+      });
+      continue;
+    }
+    spatialWiener(left, right, masks, wanted).forEach((pair, i) => {
+      out[i]?.push(...pair);
+    });
+  }
+  return out;
 }

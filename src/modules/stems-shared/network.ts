@@ -1,9 +1,9 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { spatialWiener } from "../../dsp/spatial-wiener.ts";
-import { istft, type Spectrogram } from "../../dsp/spectrogram.ts";
+import type { Spectrogram } from "../../dsp/spectrogram.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
+import { wienerStems } from "./masked-stem.ts";
 import { modelSettingsOf } from "./model-settings.ts";
 import { modelFailure, separatedSpectrograms } from "./onnx-separator.ts";
 
@@ -47,23 +47,13 @@ export async function networkStems<S extends NetworkStem>(
     signal,
     onProgress,
   );
-  const out = wanted.map(() => [] as Float32Array[]);
-  for (let c = 0; c < mixture.length; c += 2) {
-    signal?.throwIfAborted();
-    const left = mixture[c] as Spectrogram;
-    const right = mixture[c + 1];
-    const masks = stems.map((stemSpecs) => (stemSpecs[c] as Spectrogram).re);
-    const indices = wanted.map((stem) => NETWORK_STEMS.indexOf(stem));
-    if (!right) {
-      indices.forEach((j, i) => {
-        out[i]?.push(istft(left, masks[j]));
-      });
-      continue;
-    }
-    spatialWiener(left, right, masks, indices).forEach((pair, i) => {
-      out[i]?.push(...pair);
-    });
-  }
+  signal?.throwIfAborted();
+  // The network gives one mask per stem for both channels of a pair: the gain array of the pair's first channel.
+  const out = wienerStems(
+    mixture,
+    (c) => stems.map((stemSpecs) => (stemSpecs[c] as Spectrogram).re),
+    wanted.map((stem) => NETWORK_STEMS.indexOf(stem)),
+  );
   return Object.fromEntries(wanted.map((stem, i) => [stem, out[i]])) as Record<S, Float32Array[]>;
 }
 
