@@ -31,9 +31,12 @@ def main():
         state[f"{name}.bias"] = weights[node.input[2]]
     for node, name in zip(matmuls, ["fc_in.0", "fc_mid.0", "fc_out"]):
         state[f"{name}.weight"] = weights[node.input[1]].T.contiguous()
+    # The biases and LayerNorms keep their names: "net."-prefixed in files exported with a wrapper module
+    # (before the export gave one mask per stem), bare since.
     for key, value in weights.items():
-        if key.startswith("net.") and key[4:] in state:
-            state[key[4:]] = value
+        name = key[4:] if key.startswith("net.") else key
+        if name in state:
+            state[name] = value
     for name, module in net.named_modules():
         if isinstance(module, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
             state[f"{name}.running_mean"] = torch.zeros_like(module.running_mean)
