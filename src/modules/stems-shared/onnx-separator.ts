@@ -119,26 +119,11 @@ export async function separateWithModel(
 
 /**
  * Runs a spectrogram-mask separation model over a whole recording and returns the stems it estimates whose
- * indices are in `keep` (in that order), each one signal per channel (separatedSpectrograms, inverted).
+ * indices are in `keep` (in that order), each one signal per channel: separatedSpectrograms (same arguments),
+ * inverted.
  */
-export async function separateStems(
-  file: string,
-  channels: readonly Float32Array[],
-  settings: ModelSettings,
-  stemCount: number,
-  keep: readonly number[],
-  signal?: AbortSignal,
-  onProgress?: (fraction: number) => void,
-): Promise<Float32Array[][]> {
-  const { mixture, stems, gains } = await separatedSpectrograms(
-    file,
-    channels,
-    settings,
-    stemCount,
-    keep,
-    signal,
-    onProgress,
-  );
+export async function separateStems(...args: Parameters<typeof separatedSpectrograms>): Promise<Float32Array[][]> {
+  const { mixture, stems, gains } = await separatedSpectrograms(...args);
   return stems.map((stemSpecs) =>
     stemSpecs.map((spec, c) => (gains ? istft(mixture[c] as Spectrogram, spec.re) : istft(spec))),
   );
