@@ -54,11 +54,11 @@ export interface DrumElementTake {
 }
 
 /** Renders MIDI bytes as render.ts does (float WAV, dynamic sample loading) and reads the audio back. */
-export async function fluidsynthFloat(midi: Buffer, scratch: string): Promise<Float32Array[]> {
+export async function fluidsynthFloat(midi: Buffer, scratch: string, soundfont = SOUNDFONT): Promise<Float32Array[]> {
   await fsp.writeFile(`${scratch}.mid`, midi);
   await promisify(execFile)("fluidsynth", [
     ...["-ni", "-q", "-o", "synth.dynamic-sample-loading=1", "-O", "float", "-T", "wav"],
-    ...["-r", String(SAMPLE_RATE), "-F", `${scratch}.wav`, SOUNDFONT, `${scratch}.mid`],
+    ...["-r", String(SAMPLE_RATE), "-F", `${scratch}.wav`, soundfont, `${scratch}.mid`],
   ]);
   const audio = readFloatWav(await fsp.readFile(`${scratch}.wav`));
   await fsp.rm(`${scratch}.mid`);

@@ -2,12 +2,15 @@
 Trains MaskNet (model.py) on the songs tools/separation-model/render-training.ts rendered with other soundfonts
 than the test corpus' FluidR3. Each example is 256 frames (about 6 s) of a song, or, half the time, a remix of
 four stems from four songs; per-stem gains of -9..+3 dB, stems sometimes silent, channels sometimes swapped.
-Loss: the STFT-domain squared error of each masked stem, divided by the stem's energy over the batch (the
-phase-sensitive mask target of Erdogan et al., ICASSP 2015), summed over the four stems.
-A third of the examples take their vocal stem from Festival speech (render-voices.sh) instead, and a tenth
-keep one stem alone.
-Usage: python3 train.py <training dir> <out .pt> <minutes> [validation dir] [voices dir]
+Loss: the thresholded SNR of each masked stem in the STFT domain, example by example (batch_loss), summed over
+the four stems.
+A third of the examples take their vocal stem from Festival speech (render-voices.sh) instead, a sixth their
+drum stem from lone drum patterns (render-drum-hits.ts), and a tenth keep one stem alone.
+The weights saved and validated are an exponential moving average of the trained ones (Polyak averaging):
+with 4 examples a step, the trained weights jitter by more than a few hundred steps improve them.
+Usage: python3 train.py <training dir> <out .pt> <minutes> [validation dir] [voices dir] [drum hits dir]
 """
+import copy
 import glob
 import math
 import os
@@ -23,7 +26,7 @@ from model import HOP, N_FFT, STEMS, MaskNet
 
 FRAMES = 256
 SAMPLES = (FRAMES - 1) * HOP
-BATCH = 4
+BATCH = int(os.environ.get("BATCH", "4"))
 
 
 def load_tracks(root):
@@ -46,16 +49,23 @@ def spec(x):
     return s.reshape(*shape, s.shape[-2], s.shape[-1])
 
 
-def load_voices(root):
+def load_wavs(root):
     """Stereo int16 [2, samples] of each WAV in `root`."""
     return [soundfile.read(f, dtype="int16")[0].T.copy() for f in sorted(glob.glob(os.path.join(root, "*.wav")))]
 
 
 VOICE_SHARE = float(os.environ.get("VOICE_SHARE", 1 / 3))
+DRUM_HITS_SHARE = 1 / 6
 SOLO_SHARE = 0.1
 
 
-def example(tracks, rng, voices=()):
+def excerpt(audio, rng, scale=1.0):
+    """A random SAMPLES-long piece of stereo int16 [2, samples] as float."""
+    start = rng.randrange(0, max(1, audio.shape[-1] - SAMPLES))
+    return audio[:, start : start + SAMPLES].astype(np.float32) / 32768 * scale
+
+
+def example(tracks, rng, voices=(), drum_hits=()):
     """[4, 2, SAMPLES]: one song's excerpt, or half the time four stems from four songs; each stem's gain drawn apart."""
     remix = rng.random() < 0.5
     base = rng.choice(tracks)
@@ -66,9 +76,9 @@ def example(tracks, rng, voices=()):
         start = rng.randrange(0, max(1, t.shape[-1] - SAMPLES)) if remix else base_start
         piece = t[s, :, start : start + SAMPLES].astype(np.float32) / 32768
         if s == 0 and voices and rng.random() < VOICE_SHARE:
-            voice = rng.choice(voices)
-            start = rng.randrange(0, max(1, voice.shape[-1] - SAMPLES))
-            piece = voice[:, start : start + SAMPLES].astype(np.float32) / 32768 * 0.3
+            piece = excerpt(rng.choice(voices), rng, 0.3)
+        if s == 1 and drum_hits and rng.random() < DRUM_HITS_SHARE:
+            piece = excerpt(rng.choice(drum_hits), rng)
         gain = 10 ** (rng.uniform(-9, 3) / 20) if rng.random() > 0.1 else 0.0
         out[s, :, : piece.shape[-1]] = piece * gain
     if rng.random() < SOLO_SHARE:
@@ -95,18 +105,34 @@ EQ_DB = float(os.environ.get("EQ_DB", "6"))
 EQ_GENERATOR = torch.Generator().manual_seed(1)
 
 
+SNR_MAX_DB = 30
+
+
 def batch_loss(net, stems, augment=True):
-    """stems: [B, 4, 2, samples] float. Each stem's timbre is varied by a random EQ (instruments unlike the training soundfonts')."""
-    S = spec(stems)  # [B, 4, 2, F, T]
-    if augment and EQ_DB > 0:
-        S = S * random_eq(S.shape[0], S.shape[1], S.shape[-2], EQ_GENERATOR)
-    X = S.sum(dim=1)  # [B, 2, F, T]
-    masks = net(X.abs())  # [B, 4, F, T]
-    est = masks.unsqueeze(2) * X.unsqueeze(1)
-    err = (est - S).abs().pow(2).sum(dim=(0, 2, 3, 4))
-    # A stem silent in the whole batch is weighed against a thousandth of the mixture's energy, not nothing.
-    energy = S.abs().pow(2).sum(dim=(0, 2, 3, 4)).clamp(min=1e-3 * X.abs().pow(2).sum().item() + 1e-9)
-    return (err / energy), masks
+    """
+    stems: [B, 4, 2, samples] float; returns each stem's loss averaged over the batch, and the masks. Each stem's
+    timbre is varied by a random EQ (instruments unlike the training soundfonts'). The loss is the negative
+    thresholded SNR of each masked stem in the STFT domain, example by example (Wisdom et al., NeurIPS 2020,
+    "Unsupervised sound separation using mixture invariant training"): 10 log10((|S - M X|^2 + tau |X|^2) / |S|^2)
+    with tau = 10^(-SNR_MAX_DB / 10), so a silent stem asks for silence down to 30 dB under the mixture and no
+    further. Its mean over examples is what the figures average (dB per track), so a quiet stem in one example
+    counts as much as a loud one in another.
+    """
+    with torch.no_grad():
+        S = spec(stems)  # [B, 4, 2, F, T]
+        if augment and EQ_DB > 0:
+            S = S * random_eq(S.shape[0], S.shape[1], S.shape[-2], EQ_GENERATOR)
+        X = S.sum(dim=1)  # [B, 2, F, T]
+        # |S - m X|^2 summed over the channels, which share the mask: m^2 P - 2 m C + |S|^2 with these two.
+        P = X.abs().pow(2).sum(dim=1)  # [B, F, T]
+        C = (X.conj().unsqueeze(1) * S).real.sum(dim=2)  # [B, 4, F, T]
+        energy = S.abs().pow(2).sum(dim=(2, 3, 4)).double()  # [B, 4]
+        floor = 10 ** (-SNR_MAX_DB / 10) * P.sum(dim=(1, 2)).double()[:, None] + 1e-9
+        magnitude = X.abs()
+        del S, X
+    masks = net(magnitude)  # [B, 4, F, T]
+    err = (masks * (masks * P.unsqueeze(1) - 2 * C)).sum(dim=(2, 3)).double() + energy
+    return (10 * torch.log10((err.clamp(min=0) + floor) / (energy + floor))).mean(dim=0).float(), masks
 
 
 def sdr(est, ref):
@@ -118,6 +144,7 @@ def sdr(est, ref):
 
 
 FREEZE_BATCHNORM = os.environ.get("FREEZE_BATCHNORM") == "1"
+EMA_DECAY = float(os.environ.get("EMA_DECAY", "0.998"))
 
 
 def train_mode(net):
@@ -154,13 +181,14 @@ def validate(net, tracks):
 def main():
     root, out, minutes = sys.argv[1], sys.argv[2], float(sys.argv[3])
     val_root = sys.argv[4] if len(sys.argv) > 4 else None
-    voices = load_voices(sys.argv[5]) if len(sys.argv) > 5 else []
+    voices = load_wavs(sys.argv[5]) if len(sys.argv) > 5 else []
+    drum_hits = load_wavs(sys.argv[6]) if len(sys.argv) > 6 else []
     torch.set_num_threads(int(os.environ.get("THREADS", "2")))
     torch.manual_seed(0)
     rng = random.Random(0)
     tracks = load_tracks(root)
     val = load_tracks(val_root) if val_root else []
-    print(f"{len(tracks)} training songs, {len(voices)} voice files, {len(val)} validation songs", flush=True)
+    print(f"{len(tracks)} training songs, {len(voices)} voice files, {len(drum_hits)} drum takes, {len(val)} validation songs", flush=True)
     net = MaskNet()
     if os.path.exists(out) and os.environ.get("RESUME"):
         net.load_state_dict(torch.load(out))
@@ -168,6 +196,7 @@ def main():
     if val and os.environ.get("RESUME"):
         print("starting validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
     opt = torch.optim.Adam(net.parameters(), lr=float(os.environ.get("LR", "2e-3")))
+    average = copy.deepcopy(net)
     deadline = time.time() + minutes * 60
     start = time.time()
     step = 0
@@ -176,23 +205,28 @@ def main():
         frac = (time.time() - start) / (minutes * 60)
         for g in opt.param_groups:
             g["lr"] = float(os.environ.get("LR", "2e-3")) * (0.5 * (1 + math.cos(math.pi * min(1, frac))) * 0.95 + 0.05)
-        stems = torch.from_numpy(np.stack([example(tracks, rng, voices) for _ in range(BATCH)]))
+        stems = torch.from_numpy(np.stack([example(tracks, rng, voices, drum_hits) for _ in range(BATCH)]))
         losses, _ = batch_loss(net, stems)
         loss = losses.sum()
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
+        with torch.no_grad():
+            for a, p in zip(average.parameters(), net.parameters()):
+                a.mul_(EMA_DECAY).add_(p, alpha=1 - EMA_DECAY)
+            for a, b in zip(average.buffers(), net.buffers()):
+                a.copy_(b)
         running = losses.detach() if running is None else 0.98 * running + 0.02 * losses.detach()
         if step % 50 == 0:
             print(f"step {step} {time.time() - start:.0f}s loss " + " ".join(f"{s}={v:.3f}" for s, v in zip(STEMS, running.tolist())), flush=True)
         if step % 200 == 0:
-            torch.save(net.state_dict(), out)
+            torch.save(average.state_dict(), out)
             if val:
-                print("validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
-    torch.save(net.state_dict(), out)
+                print("validation SI-SDR", {s: round(v, 2) for s, v in validate(average, val).items()}, flush=True)
+    torch.save(average.state_dict(), out)
     if val:
-        print("final validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
+        print("final validation SI-SDR", {s: round(v, 2) for s, v in validate(average, val).items()}, flush=True)
 
 
 if __name__ == "__main__":

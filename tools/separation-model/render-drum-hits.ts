@@ -1,0 +1,69 @@
+/**
+ * Renders lone drum patterns for the separation model's training: each take 12 s of one to three GM percussion
+ * sounds (any key 35–81: toms, cymbals, bells, hand percussion as often as kick and snare) in a random rhythm,
+ * tempo and velocity, by the training soundfonts' drum kits (never FluidR3, which the tests use). train.py
+ * puts them in the drum stem of some examples, alone or under other stems, so a lone tom, ride bell or open
+ * hi-hat is heard as drums and not as a pitched instrument. Writes 16-bit stereo WAVs peaking at -6 dBFS.
+ * Usage: node tools/separation-model/render-drum-hits.ts <out dir> [takes per soundfont, default 60]
+ */
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { encodeWav16 } from "../../src/media/wav.ts";
+import { fluidsynthFloat } from "../../test/corpus/drum-elements.ts";
+import { midiFile } from "../../test/corpus/midi.ts";
+import { SAMPLE_RATE } from "../../test/corpus/render.ts";
+import type { NoteEvent } from "../../test/corpus/types.ts";
+import { Rng } from "../../test/music/synth.ts";
+import { TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
+
+const TAKE_SECONDS = 12;
+/** GM drum kits (bank 128 programs): standard, room, power, electronic, TR-808, jazz, brush, orchestra. */
+const KIT_PROGRAMS = [0, 8, 16, 24, 25, 32, 40, 48];
+const FIRST_KEY = 35;
+const LAST_KEY = 81;
+const PEAK = 10 ** (-6 / 20);
+
+/** One to three keys, each on its own grid (quarters, eighths, triplets or sixteenths) with a hit probability. */
+function pattern(rng: Rng): NoteEvent[] {
+  const beat = 60 / rng.uniform(70, 180);
+  const notes: NoteEvent[] = [];
+  for (let k = 1 + rng.int(3); k > 0; k--) {
+    const key = FIRST_KEY + rng.int(LAST_KEY - FIRST_KEY + 1);
+    const step = beat / rng.pick([1, 2, 3, 4]);
+    const density = rng.uniform(0.25, 1);
+    for (let time = rng.uniform(0, 0.5); time < TAKE_SECONDS - 1; time += step) {
+      if (rng.next() >= density) continue;
+      const jitter = rng.uniform(-0.01, 0.01);
+      notes.push({ midi: key, time: Math.max(0, time + jitter), duration: step / 2, velocity: rng.uniform(0.3, 1) });
+    }
+  }
+  return notes.sort((a, b) => a.time - b.time);
+}
+
+const out = process.argv[2];
+if (!out) throw new Error("usage: render-drum-hits.ts <out dir> [takes per soundfont]");
+const takes = Number(process.argv[3] ?? 60);
+await fsp.mkdir(out, { recursive: true });
+const frames = TAKE_SECONDS * SAMPLE_RATE;
+for (const font of TRAINING_SOUNDFONTS) {
+  const rng = new Rng(font.seed + 1000);
+  for (let i = 0; i < takes; i++) {
+    const program = rng.pick(KIT_PROGRAMS);
+    const notes = pattern(rng);
+    const target = path.join(out, `${font.name}-${String(i).padStart(3, "0")}.wav`);
+    if (fs.existsSync(target) || notes.length === 0) continue;
+    const part = { name: "drums" as const, program, channel: 9, volume: 127, pan: 40 + rng.int(49), notes };
+    const audio = await fluidsynthFloat(midiFile([part]), `${target}.scratch`, font.file);
+    const channels = [0, 1].map((c) => {
+      const channel = new Float32Array(frames);
+      channel.set((audio[c] ?? audio[0] ?? new Float32Array(0)).subarray(0, frames));
+      return channel;
+    });
+    const peak = channels.reduce((p, channel) => channel.reduce((q, v) => Math.max(q, Math.abs(v)), p), 0);
+    if (peak === 0) continue;
+    for (const channel of channels) for (let j = 0; j < frames; j++) channel[j] = ((channel[j] as number) * PEAK) / peak;
+    await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
+  }
+  console.log(`${font.name}: ${takes} takes`);
+}
