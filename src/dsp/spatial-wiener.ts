@@ -12,7 +12,8 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * where all sources sit in one place (a mono mixture) y_j = m_j c_j / Σ_k m_k c_k · x, the masks reweighted by
  * that certainty; where they sit apart, a cell's power is also shared out by where it comes from.
  * The power of m_j in A_j sets how much the certainty counts (1: not at all, A_j only a direction; 2: Open-
- * Unmix's covariance of the masked mixture). Measured with Mixdown's network, vocals / drums / bass / other
+ * Unmix's covariance of the masked mixture). Measured with Mixdown's first network (before its second
+ * training, tools/separation-model/README.md), vocals / drums / bass / other
  * SI-SDR (dB) on the corpus' ten tuning tracks, then on material made another way (test/separation/
  * stems-4-network.test.ts: synthesised drums, a vibrato line as vocals, bass + other, an espeak-ng voice):
  * - the masks alone: 5.82 / 3.57 / 4.38 / −0.56; 3.91, 0.75, 2.71, −0.66;
