@@ -66,6 +66,26 @@ export async function fluidsynthFloat(midi: Buffer, scratch: string, soundfont =
   return audio;
 }
 
+/**
+ * The first `frames` of a render as stereo (a mono render in both channels, a short one padded with silence),
+ * scaled so that its peak is `peak`; silence stays silent. `found` is the peak before scaling.
+ */
+export function peakNormalisedStereo(
+  audio: Float32Array[],
+  frames: number,
+  peak: number,
+): { channels: Float32Array[]; found: number } {
+  const channels = [0, 1].map((c) => {
+    const channel = new Float32Array(frames);
+    channel.set((audio[c] ?? audio[0] ?? new Float32Array(0)).subarray(0, frames));
+    return channel;
+  });
+  const found = channels.reduce((p, channel) => channel.reduce((q, v) => Math.max(q, Math.abs(v)), p), 0);
+  for (const channel of channels)
+    for (let i = 0; i < frames; i++) channel[i] = ((channel[i] as number) * peak) / (found || 1);
+  return { channels, found };
+}
+
 /** Every element in every kit, rendered afresh (about 4 s of CPU: cheaper than caching 300 MB of audio). */
 export async function drumElementTakes(): Promise<DrumElementTake[]> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "mixdown-drum-elements-"));

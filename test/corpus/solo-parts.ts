@@ -8,7 +8,7 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { encodeWav16 } from "../../src/media/wav.ts";
-import { fluidsynthFloat } from "./drum-elements.ts";
+import { fluidsynthFloat, peakNormalisedStereo } from "./drum-elements.ts";
 import { midiFile } from "./midi.ts";
 import { SAMPLE_RATE } from "./render.ts";
 import { composeSong, type SongSpec } from "./song.ts";
@@ -38,14 +38,7 @@ export async function renderSoloPart(spec: SongSpec, name: PartName, dir: string
   const file = path.join(dir, `${spec.id}-${name}.wav`);
   const raw = await fluidsynthFloat(midiFile([part]), path.join(dir, `${spec.id}-${name}-raw`));
   const frames = Math.round(truth.duration * SAMPLE_RATE);
-  let peak = 0;
-  for (const channel of raw)
-    for (let i = 0; i < Math.min(frames, channel.length); i++) peak = Math.max(peak, Math.abs(channel[i] as number));
-  const stereo = raw.slice(0, 2).map((channel) => {
-    const out = new Float32Array(frames);
-    for (let i = 0; i < Math.min(frames, channel.length); i++) out[i] = ((channel[i] as number) * PEAK) / (peak || 1);
-    return out;
-  });
-  await fsp.writeFile(file, encodeWav16(stereo, SAMPLE_RATE));
+  const { channels } = peakNormalisedStereo(raw, frames, PEAK);
+  await fsp.writeFile(file, encodeWav16(channels, SAMPLE_RATE));
   return { name, program: part.program, notes: part.notes, file };
 }

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { encodeWav16 } from "../../src/media/wav.ts";
-import { fluidsynthFloat } from "../../test/corpus/drum-elements.ts";
+import { fluidsynthFloat, peakNormalisedStereo } from "../../test/corpus/drum-elements.ts";
 import { midiFile } from "../../test/corpus/midi.ts";
 import { SAMPLE_RATE } from "../../test/corpus/render.ts";
 import type { NoteEvent } from "../../test/corpus/types.ts";
@@ -55,14 +55,8 @@ for (const font of TRAINING_SOUNDFONTS) {
     if (fs.existsSync(target) || notes.length === 0) continue;
     const part = { name: "drums" as const, program, channel: 9, volume: 127, pan: 40 + rng.int(49), notes };
     const audio = await fluidsynthFloat(midiFile([part]), `${target}.scratch`, font.file);
-    const channels = [0, 1].map((c) => {
-      const channel = new Float32Array(frames);
-      channel.set((audio[c] ?? audio[0] ?? new Float32Array(0)).subarray(0, frames));
-      return channel;
-    });
-    const peak = channels.reduce((p, channel) => channel.reduce((q, v) => Math.max(q, Math.abs(v)), p), 0);
-    if (peak === 0) continue;
-    for (const channel of channels) for (let j = 0; j < frames; j++) channel[j] = ((channel[j] as number) * PEAK) / peak;
+    const { channels, found } = peakNormalisedStereo(audio, frames, PEAK);
+    if (found === 0) continue;
     await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
   }
   console.log(`${font.name}: ${takes} takes`);
