@@ -4,6 +4,7 @@ into MaskNet and saves them as train.py's .pt, so a later run can train the comm
 (`RESUME=1 FREEZE_BATCHNORM=1 python3 train.py ...`). The export folded each BatchNorm into the convolution
 before it; here the convolutions get the folded weights and the BatchNorms become identities (mean 0,
 variance 1 - eps, scale 1, shift 0), which is why training on must keep their statistics frozen.
+A network exported before model.py had its refining convolutions loads with them at their start (zero).
 Usage: python3 from_onnx.py <model .onnx> <out .pt>
 """
 import sys
@@ -24,6 +25,9 @@ def main():
     net = MaskNet()
     state = net.state_dict()
     conv_modules = ["conv.0", "conv.3"] + [f"context.{i}.0" for i in range(len(net.context))]
+    # A network exported before the refining convolutions had none: they stay at their start (no correction).
+    if len(convs) == len(conv_modules) + 2:
+        conv_modules += ["refine.0", "refine.2"]
     if len(convs) != len(conv_modules) or len(matmuls) != 3:
         raise SystemExit(f"{source}: {len(convs)} convolutions and {len(matmuls)} matrix products, not MaskNet's")
     for node, name in zip(convs, conv_modules):

@@ -1,7 +1,7 @@
 """
-The four-stem mask network: a small U-Net over a band-compressed magnitude spectrogram (after Jansson et al.,
-ISMIR 2017, "Singing voice separation with deep U-Net convolutional networks", on bands instead of bins, and
-with softmax masks so the four stems add up to the mixture). STFT 4096 / hop 1024 at 44.1 kHz, periodic Hann,
+The four-stem mask network over a band-compressed magnitude spectrogram (MaskNet below: per-frame dense layers
+after Open-Unmix, dilated convolutions over time, small convolutions over bands and frames before and after),
+with softmax masks so the four stems add up to the mixture. STFT 4096 / hop 1024 at 44.1 kHz, periodic Hann,
 as src/dsp/spectrogram.ts. Bins below BIN_SPLIT are one band each; above, bands are spaced evenly in log
 frequency (64 a octave), so harmonics stay resolved where the bass and the voice have them.
 """
@@ -20,6 +20,8 @@ STEMS = ("vocals", "drums", "bass", "other")
 DILATIONS = (1, 2, 4, 8, 16, 32)
 # Width of the per-frame layers and of the convolutions over time.
 HIDDEN = int(os.environ.get("HIDDEN", "256"))
+# Channels of the refining convolution over (band, frame) after the per-frame layers.
+REFINE = 12
 
 
 def band_matrices():
@@ -57,7 +59,8 @@ class MaskNet(nn.Module):
     convolutions over (band, frame) catch local shapes (a drum hit is vertical, a note horizontal); per frame a
     dense layer reads all bands (after Open-Unmix, Stoter et al., JOSS 2019), residual dilated convolutions over
     time carry about ±1.5 s of context (a temporal convolutional network, Bai et al. 2018, instead of Open-Unmix's
-    LSTM: several times faster on a CPU), and a dense layer gives each stem's logit per band.
+    LSTM: several times faster on a CPU), and a dense layer gives each stem's logit per band; two small
+    convolutions over (band, frame) then correct each logit from its neighbourhood (refine).
     """
 
     def __init__(self, hidden=HIDDEN, conv=8):
@@ -94,8 +97,20 @@ class MaskNet(nn.Module):
         )
         self.fc_mid = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.LayerNorm(hidden), nn.LeakyReLU(0.1))
         self.fc_out = nn.Linear(hidden, len(STEMS) * nb)
+        # The per-frame layers see every band through a 256-wide bottleneck, so their masks cannot follow one
+        # bin's local shape (a kick's short broadband rise under a bass note's steady partials). Two small
+        # convolutions over (band, frame) read the logits beside the input's features and correct them. The last
+        # starts at zero: a network trained without them starts where it was.
+        self.refine = nn.Sequential(
+            nn.Conv2d(conv + 3 + len(STEMS), REFINE, 3, padding=1),
+            nn.LeakyReLU(0.1),
+            nn.Conv2d(REFINE, len(STEMS), 3, padding=1),
+        )
+        nn.init.zeros_(self.refine[-1].weight)
+        nn.init.zeros_(self.refine[-1].bias)
 
-    def forward(self, mag):
+    def band_masks(self, mag):
+        """The masks per band [b, 4, bands, t]; forward interpolates them to bins, as the exported network does."""
         b, _, _, t = mag.shape
         # Band means from a running sum over bins; log magnitude relative to the chunk's mean level.
         total = torch.nn.functional.pad(torch.cumsum(mag, dim=2), (0, 0, 1, 0))
@@ -105,16 +120,19 @@ class MaskNet(nn.Module):
         mid = (logs[:, :1] + logs[:, 1:2]) / 2
         side = logs[:, :1] - logs[:, 1:2]
         x = torch.cat([mid, side, torch.abs(side)], dim=1)  # [b, 3, bands, t]
-        x = torch.cat([x, self.conv(x)], dim=1)
-        x = x.permute(0, 3, 1, 2).reshape(b, t, -1)
-        h = self.fc_in(x)
+        features = torch.cat([x, self.conv(x)], dim=1)  # [b, 11, bands, t]
+        h = self.fc_in(features.permute(0, 3, 1, 2).reshape(b, t, -1))
         r = h.transpose(1, 2)
         for layer in self.context:
             r = r + layer(r)
         r = r.transpose(1, 2)
         h = self.fc_mid(torch.cat([h, r], dim=-1))
         logits = self.fc_out(h).reshape(b, t, len(STEMS), self.bands).permute(0, 2, 3, 1)
-        masks = torch.softmax(logits, dim=1)  # [b, 4, bands, t]
+        logits = logits + self.refine(torch.cat([features, logits], dim=1))
+        return torch.softmax(logits, dim=1)  # [b, 4, bands, t]
+
+    def forward(self, mag):
+        masks = self.band_masks(mag)
         return masks.index_select(2, self.first) * self.w_first[:, None] + masks.index_select(2, self.second) * self.w_second[:, None]
 
 
