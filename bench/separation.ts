@@ -1,5 +1,6 @@
 /**
- * Stem separation speed: HPSS drums, REPET-SIM vocals and the four stems of stems-4 (vocals, drums, bass, other)
+ * Stem separation speed: drums and vocals by their classical methods (HPSS, REPET-SIM) and by Mixdown's network
+ * (the default of stems-drums and stems-vocals-accompaniment, one stem computed), and the four stems of stems-4 (vocals, drums, bass, other)
  * by its default method, Mixdown's network, and by the classical masks, of a 3-minute 44.1 kHz stereo track, each against the
  * floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same track (same sizes),
  * measured side by side in one run. Decoding and encoding (ffmpeg) are left out of all three.
@@ -9,6 +10,7 @@ import { istft, stft } from "../src/dsp/spectrogram.ts";
 import { fourStemsClassical, fourStemsNetwork } from "../src/modules/stems-4/index.ts";
 import { drumsByHpss } from "../src/modules/stems-drums/index.ts";
 import { analysisSize } from "../src/modules/stems-shared/masked-stem.ts";
+import { networkStems } from "../src/modules/stems-shared/network.ts";
 import { vocalsByRepetSim } from "../src/modules/stems-vocals/index.ts";
 import { drumsAndHarmony, sum, vibratoVoice } from "../test/separation/signals.ts";
 
@@ -31,29 +33,35 @@ const hpssTimes: number[] = [];
 const vocalTimes: number[] = [];
 const fourTimes: number[] = [];
 const networkTimes: number[] = [];
-const time = (fn: () => unknown) => {
+const networkDrumTimes: number[] = [];
+const networkVocalTimes: number[] = [];
+const time = async (fn: () => unknown) => {
   const start = performance.now();
-  fn();
+  await fn();
   return performance.now() - start;
 };
 for (let run = 0; run < RUNS; run++) {
-  floorTimes.push(time(() => mix.map((channel) => istft(stft(channel, fftSize, hop)))));
-  hpssTimes.push(time(() => withComplement(drumsByHpss(pcm))));
-  vocalTimes.push(time(() => withComplement(vocalsByRepetSim(pcm))));
-  fourTimes.push(time(() => fourStemsClassical(pcm)));
-  const start = performance.now();
-  await fourStemsNetwork(pcm);
-  networkTimes.push(performance.now() - start);
+  floorTimes.push(await time(() => mix.map((channel) => istft(stft(channel, fftSize, hop)))));
+  hpssTimes.push(await time(() => withComplement(drumsByHpss(pcm))));
+  networkDrumTimes.push(await time(async () => withComplement((await networkStems(pcm, ["drums"])).drums)));
+  vocalTimes.push(await time(() => withComplement(vocalsByRepetSim(pcm))));
+  networkVocalTimes.push(await time(async () => withComplement((await networkStems(pcm, ["vocals"])).vocals)));
+  fourTimes.push(await time(() => fourStemsClassical(pcm)));
+  networkTimes.push(await time(() => fourStemsNetwork(pcm)));
 }
 const networkMs = median(networkTimes);
 const floorMs = median(floorTimes);
 const hpssMs = median(hpssTimes);
 const vocalsMs = median(vocalTimes);
 const fourMs = median(fourTimes);
+const networkDrumsMs = median(networkDrumTimes);
+const networkVocalsMs = median(networkVocalTimes);
 const rows = [
   ["STFT + inverse STFT (floor)", floorMs],
   ["drums: HPSS", hpssMs],
+  ["drums: network (default)", networkDrumsMs],
   ["vocals: REPET-SIM + centre", vocalsMs],
+  ["vocals: network (default)", networkVocalsMs],
   ["stems-4: network (default)", networkMs],
   ["stems-4: classical", fourMs],
 ] as const;
@@ -76,6 +84,8 @@ console.log(
     vocalsMs,
     hpssRatio: hpssMs / floorMs,
     vocalsRatio: vocalsMs / floorMs,
+    networkDrumsRatio: networkDrumsMs / floorMs,
+    networkVocalsRatio: networkVocalsMs / floorMs,
     stems4NetworkMs: networkMs,
     stems4NetworkRatio: networkMs / floorMs,
     stems4ClassicalMs: fourMs,

@@ -346,10 +346,10 @@ describe("the workflows run an operator's model from MIXDOWN_MODELS_DIR", () => 
     assert.equal(method, "repet-sim");
   });
 
-  test("drums.onnx absent: mixdown/stems-drums falls back to HPSS", async () => {
+  test("drums.onnx absent: mixdown/stems-drums falls back to Mixdown's network", async () => {
     const id = await server.createJob(app.apiKey, "mixdown/stems-drums", { inputUrl });
     const job = await server.waitForJob(app.apiKey, id, 120_000);
     assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
-    assert.equal(job.result.method, "hpss");
+    assert.equal(job.result.method, "network");
   });
 });

@@ -21,7 +21,7 @@ const pair: StemPair = {
 export const stemsDrumsModule: Module = {
   name: "stems-drums",
   description:
-    "Splits audio into drums and everything else. With an ONNX separation model in the models directory it runs the model; otherwise median-filtering harmonic/percussive separation (Fitzgerald 2010) with the noise-like residual counted as drums (Driedger et al. 2014), soft masks; with method network, the drums of Mixdown's own four-stem network. The two stems add up to the input.",
+    "Splits audio into drums and everything else. With an ONNX separation model in the models directory it runs the model; otherwise the drums of Mixdown's own four-stem network; with method classical, median-filtering harmonic/percussive separation (Fitzgerald 2010) with the noise-like residual counted as drums (Driedger et al. 2014), soft masks. The two stems add up to the input.",
   params: stemParams(pair),
   inputs: { audio: { type: "audio", description: "Audio to separate" } },
   outputs: {

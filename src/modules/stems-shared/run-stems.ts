@@ -11,10 +11,10 @@ import { type ModelSettings, modelFailure, separateWithModel } from "./onnx-sepa
 
 /**
  * What the two stem modules share: a stem and its complement (the input minus the stem, so the two always add
- * up to the input), made by an operator-supplied ONNX model when its file is in the models directory, else by a
- * classical method, or by Mixdown's own four-stem network (network.ts) when the job asks for it. The classical
- * methods stay the default here: on synthesised drums and on speech over a repeating loop they beat the network
- * (which stems-4 runs by default), on the rendered corpus the network wins (docs/decisions.md has the figures).
+ * up to the input), made by an operator-supplied ONNX model when its file is in the models directory, else by
+ * Mixdown's own four-stem network (network.ts, only the asked stem computed), or by a classical method when the
+ * job asks for it. The network wins by several dB on the rendered corpus and on speech over a loop, and is within
+ * 1 dB of HPSS on synthesised drums (docs/decisions.md has the figures).
  */
 export interface StemPair {
   /** The stem the classical method, the network (and by default the model) estimate, e.g. "drums". */
@@ -42,7 +42,7 @@ export function stemParams(pair: StemPair): Record<string, unknown> {
         enum: ["auto", "model", "network", "classical"],
         default: "auto",
         description:
-          "auto: the operator's model when its file is present, else the classical method; model: the operator's model only; network: Mixdown's four-stem network (as stems-4 runs it); classical: the classical method",
+          "auto: the operator's model when its file is present, else Mixdown's four-stem network; model: the operator's model only; network: Mixdown's four-stem network (as stems-4 runs it); classical: the classical method",
       },
       model: { ...MODEL_FILE, default: pair.defaultModel, description: "ONNX file in the models directory" },
       modelFftSize: { type: "integer", minimum: 16, maximum: 65536, description: "default: n_fft metadata, or 6144" },
@@ -110,7 +110,7 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
     const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
     target = await modelStem(modelFile, pcm, p, pair, ctx.signal, separating);
     method = `onnx:${p.model}`;
-  } else if (p.method === "network") {
+  } else if (p.method === "network" || p.method === "auto") {
     const separating = progressSpan(ctx.reportProgress, 0.1, 0.9);
     const scratch = path.join(ctx.outputDir, ".network");
     const stems = await networkStemsOf(String(ctx.inputs.audio), pcm, [pair.target], scratch, ctx.signal, separating);

@@ -19,7 +19,7 @@ const pair: StemPair = {
 export const stemsVocalsModule: Module = {
   name: "stems-vocals",
   description:
-    "Splits a song into lead vocals and accompaniment. With an ONNX separation model in the models directory it runs the model; otherwise REPET-SIM (the accompaniment is what repeats) combined with stereo centre extraction, with soft masks; with method network, the vocals of Mixdown's own four-stem network. The two stems add up to the input.",
+    "Splits a song into lead vocals and accompaniment. With an ONNX separation model in the models directory it runs the model; otherwise the vocals of Mixdown's own four-stem network; with method classical, REPET-SIM (the accompaniment is what repeats) combined with stereo centre extraction, with soft masks. The two stems add up to the input.",
   params: stemParams(pair),
   inputs: { audio: { type: "audio", description: "Song to separate" } },
   outputs: {
