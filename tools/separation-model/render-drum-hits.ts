@@ -1,9 +1,10 @@
 /**
  * Renders lone drum patterns for the separation model's training: each take 12 s of one to three GM percussion
  * sounds (any key 35–81: toms, cymbals, bells, hand percussion as often as kick and snare) in a random rhythm,
- * tempo and velocity, by the training soundfonts' drum kits (never FluidR3, which the tests use). train.py
- * puts them in the drum stem of some examples, alone or under other stems, so a lone tom, ride bell or open
- * hi-hat is heard as drums and not as a pitched instrument. Writes 16-bit stereo WAVs peaking at -6 dBFS.
+ * tempo and velocity, by the training soundfonts' drum kits and by two kits sampled from acoustic drums (the AVL
+ * Drumkits; keys 36–61), never FluidR3, which the tests use. train.py puts them in the drum stem of some
+ * examples, alone or under other stems, so a lone tom, ride bell or open hi-hat is heard as drums and not as a
+ * pitched instrument. Writes 16-bit stereo WAVs peaking at -6 dBFS.
  * Usage: node tools/separation-model/render-drum-hits.ts <out dir> [takes per soundfont, default 60]
  */
 import fs from "node:fs";
@@ -15,21 +16,22 @@ import { midiFile } from "../../test/corpus/midi.ts";
 import { SAMPLE_RATE } from "../../test/corpus/render.ts";
 import type { NoteEvent } from "../../test/corpus/types.ts";
 import { Rng } from "../../test/music/synth.ts";
-import { TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
+import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
 
 const TAKE_SECONDS = 12;
 /** GM drum kits (bank 128 programs): standard, room, power, electronic, TR-808, jazz, brush, orchestra. */
 const KIT_PROGRAMS = [0, 8, 16, 24, 25, 32, 40, 48];
-const FIRST_KEY = 35;
-const LAST_KEY = 81;
+/** The GM percussion keys of the soundfonts' kits, and of the acoustic kits. */
+const GM_KEYS = { first: 35, last: 81 };
+const ACOUSTIC_KEYS = { first: 36, last: 61 };
 const PEAK = 10 ** (-6 / 20);
 
 /** One to three keys, each on its own grid (quarters, eighths, triplets or sixteenths) with a hit probability. */
-function pattern(rng: Rng): NoteEvent[] {
+function pattern(rng: Rng, keys: { first: number; last: number }): NoteEvent[] {
   const beat = 60 / rng.uniform(70, 180);
   const notes: NoteEvent[] = [];
   for (let k = 1 + rng.int(3); k > 0; k--) {
-    const key = FIRST_KEY + rng.int(LAST_KEY - FIRST_KEY + 1);
+    const key = keys.first + rng.int(keys.last - keys.first + 1);
     const step = beat / rng.pick([1, 2, 3, 4]);
     const density = rng.uniform(0.25, 1);
     for (let time = rng.uniform(0, 0.5); time < TAKE_SECONDS - 1; time += step) {
@@ -46,18 +48,23 @@ if (!out) throw new Error("usage: render-drum-hits.ts <out dir> [takes per sound
 const takes = Number(process.argv[3] ?? 60);
 await fsp.mkdir(out, { recursive: true });
 const frames = TAKE_SECONDS * SAMPLE_RATE;
-for (const font of TRAINING_SOUNDFONTS) {
-  const rng = new Rng(font.seed + 1000);
+/** Each kit: its soundfont, the channel and program that play it, the keys it has. */
+const kits = [
+  ...TRAINING_SOUNDFONTS.map((font) => ({ ...font, channel: 9, programs: KIT_PROGRAMS, keys: GM_KEYS })),
+  ...ACOUSTIC_DRUM_KITS.map((kit) => ({ ...kit, channel: 0, programs: [0], keys: ACOUSTIC_KEYS })),
+];
+for (const kit of kits) {
+  const rng = new Rng(kit.seed + 1000);
   for (let i = 0; i < takes; i++) {
-    const program = rng.pick(KIT_PROGRAMS);
-    const notes = pattern(rng);
-    const target = path.join(out, `${font.name}-${String(i).padStart(3, "0")}.wav`);
+    const program = rng.pick(kit.programs);
+    const notes = pattern(rng, kit.keys);
+    const target = path.join(out, `${kit.name}-${String(i).padStart(3, "0")}.wav`);
     if (fs.existsSync(target) || notes.length === 0) continue;
-    const part = { name: "drums" as const, program, channel: 9, volume: 127, pan: 40 + rng.int(49), notes };
-    const audio = await fluidsynthFloat(midiFile([part]), `${target}.scratch`, font.file);
+    const part = { name: "drums" as const, program, channel: kit.channel, volume: 127, pan: 40 + rng.int(49), notes };
+    const audio = await fluidsynthFloat(midiFile([part]), `${target}.scratch`, kit.file);
     const { channels, found } = peakNormalisedStereo(audio, frames, PEAK);
     if (found === 0) continue;
     await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
   }
-  console.log(`${font.name}: ${takes} takes`);
+  console.log(`${kit.name}: ${takes} takes`);
 }

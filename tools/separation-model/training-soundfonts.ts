@@ -9,3 +9,13 @@ export const TRAINING_SOUNDFONTS = [
   { name: "csound", file: "/usr/share/sounds/sf2/sf_GMbank.sf2", seed: 18_006, share: 0.25 },
   { name: "opl3", file: "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2", seed: 18_007, share: 0.2 },
 ] as const;
+
+/**
+ * Acoustic drum kits sampled from real drums (Debian package avldrums.lv2-soundfont, the AVL Drumkits): a
+ * 4-piece kit's kick, snare, hi-hats, toms and cymbals on the GM keys 36–61, in bank 0 program 0, so they are
+ * played on an ordinary channel (render-drum-hits.ts).
+ */
+export const ACOUSTIC_DRUM_KITS = [
+  { name: "avl-black-pearl", file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2", seed: 18_008 },
+  { name: "avl-red-zeppelin", file: "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2", seed: 18_009 },
+] as const;
