@@ -1,8 +1,8 @@
 /**
  * Stem separation speed: drums and vocals by their classical methods (HPSS, REPET-SIM) and by Mixdown's network
- * (the default of stems-drums and stems-vocals-accompaniment, one stem computed), and the four stems of stems-4 (vocals, drums, bass, other)
- * by its default method, Mixdown's network, and by the classical masks, of a 3-minute 44.1 kHz stereo track, each against the
- * floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same track (same sizes),
+ * (the default of stems-drums and stems-vocals-accompaniment, one stem computed), and the four stems of stems-4
+ * (vocals, drums, bass, other) by its default method, Mixdown's network, and by the classical masks, of a
+ * 3-minute 44.1 kHz stereo track, each against the floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same track (same sizes),
  * measured side by side in one run. Decoding and encoding (ffmpeg) are left out of all three.
  * Goals: HPSS ≤ 3× the floor, stems-4 ≤ 4× (issue 18). Run: node bench/separation.ts
  */
@@ -11,6 +11,7 @@ import { fourStemsClassical, fourStemsNetwork } from "../src/modules/stems-4/ind
 import { drumsByHpss } from "../src/modules/stems-drums/index.ts";
 import { analysisSize } from "../src/modules/stems-shared/masked-stem.ts";
 import { networkStems } from "../src/modules/stems-shared/network.ts";
+import { complement } from "../src/modules/stems-shared/run-stems.ts";
 import { vocalsByRepetSim } from "../src/modules/stems-vocals/index.ts";
 import { drumsAndHarmony, sum, vibratoVoice } from "../test/separation/signals.ts";
 
@@ -24,9 +25,8 @@ const mix = sum(drums, harmony, vibratoVoice(drums[0].length, SAMPLE_RATE));
 const pcm = { sampleRate: SAMPLE_RATE, channels: mix };
 const { fftSize, hop } = analysisSize(SAMPLE_RATE);
 
-/** Both stems, as the modules make them: the target by masking, the rest as the input minus it. */
-const withComplement = (target: Float32Array[]) =>
-  target.map((stem, c) => (mix[c] as Float32Array).map((v, i) => v - (stem[i] as number)));
+/** The second stem, as the modules make it: the input minus the masked target (run-stems.ts). */
+const withComplement = (target: Float32Array[]) => complement(mix, target);
 
 const floorTimes: number[] = [];
 const hpssTimes: number[] = [];

@@ -43,8 +43,8 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
  * masks (method "classical"). Network measured (every 10th track, with the multichannel Wiener filter of
  * dsp/spatial-wiener.ts), development / held-out: drums 4.89 / 5.54, bass 5.25 / 4.11, vocals 1.01 / 10.88,
  * other 2.09 / 2.71 (tuning: 5.50, 6.38, 9.28, 1.21). Before its fourth training: drums 4.85 / 5.71, bass
- * 5.32 / 4.23, vocals 0.67 / 10.75, other 1.97 / 2.47 (tuning: 5.42, 6.27, 8.95, 1.11); before its third: drums 4.08 / 4.88,
- * bass 5.23 / 4.62, vocals −0.78 / 8.47, other 2.06 / 1.73 (tuning: 4.55, 5.57, 6.13, 0.26); before its second:
+ * 5.32 / 4.23, vocals 0.67 / 10.75, other 1.97 / 2.47 (tuning: 5.42, 6.27, 8.95, 1.11); before its third:
+ * drums 4.08 / 4.88, bass 5.23 / 4.62, vocals −0.78 / 8.47, other 2.06 / 1.73 (tuning: 4.55, 5.57, 6.13, 0.26); before its second:
  * drums 3.42 / 3.86, bass 4.37 / 4.32, vocals −0.87 / 6.86, other 1.72 / 1.42 (tuning: 3.96, 4.68, 6.37, −0.21).
  * Classical measured, development / held-out: drums 1.49 / 2.19 (oracle 10.34 / 10.48), bass 3.75 / 3.04
  * (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 / −4.21 (10.41 / 9.46). Issue 18's goals
