@@ -76,11 +76,11 @@ describe("mixdown/stems-4 over HTTP", () => {
       "bass + other": gain(harmonic, harmony),
     };
     t.diagnostic(`SDR gains over the mixture (dB): ${JSON.stringify(gains)}`);
-    // As measured with the network, less a margin: drums 13.4, vocals 9.5 (an espeak-ng voice, which training
-    // never heard; README), bass + other 7.7.
-    assert.ok(gains.drums > 12.4, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
-    assert.ok(gains.vocals > 8.5, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
-    assert.ok(gains["bass + other"] > 6.7, `bass + other SDR ${sdr(harmonic, harmony)}`);
+    // As measured with the network, less a margin: drums 13.7, vocals 9.8 (an espeak-ng voice, which training
+    // never heard; README), bass + other 7.9.
+    assert.ok(gains.drums > 12.7, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
+    assert.ok(gains.vocals > 8.8, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
+    assert.ok(gains["bass + other"] > 6.9, `bass + other SDR ${sdr(harmonic, harmony)}`);
   });
 
   test("a 48 kHz input: the network runs on a 44.1 kHz copy, the stems come back at 48 kHz and add up to the input", async () => {
