@@ -109,7 +109,7 @@ describe("stem separation workflows over HTTP", () => {
     assert.ok(sdr(rest, accompaniment) > sdr(mix, accompaniment) + 3, `accompaniments SDR ${sdr(rest, accompaniment)}`);
   });
 
-  test('method "network": both workflows take their stem from Mixdown\'s four-stem network, adding up to the input', async () => {
+  test('method "network": both workflows take their stem from Mixdown\'s four-stem network, adding up to the input', async (t) => {
     const { drums, harmony } = drumsAndHarmony(8, 44100, 24);
     const mix = sum(drums, harmony);
     const url = await upload("network-mix.wav", wav16(mix, 44100));
@@ -120,7 +120,8 @@ describe("stem separation workflows over HTTP", () => {
       await download(drumsJob.result.other, "network-other.wav"),
     ];
     const { a: drumStem } = await checkStems(path.join(tmp, "network-mix.wav"), drumFiles, 44100, 2);
-    // Measured 12.0 dB over the mixture with the fourth network (HPSS: 12.8).
+    t.diagnostic(`network drums: ${(sdr(drumStem, drums) - sdr(mix, drums)).toFixed(2)} dB over the mixture`);
+    // Measured 12.1 dB over the mixture (the network before its fifth training: 12.0; HPSS: 12.8).
     assert.ok(sdr(drumStem, drums) > sdr(mix, drums) + 6, `drums SDR ${sdr(drumStem, drums)}`);
     const vocalsJob = await run("mixdown/stems-vocals-accompaniment", { inputUrl: url, method: "network" });
     assert.equal(vocalsJob.result.method, "network");
