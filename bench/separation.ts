@@ -1,9 +1,9 @@
 /**
- * Stem separation speed: drums and vocals by their classical methods (HPSS, REPET-SIM) and by Mixdown's network
- * (the default of stems-drums and stems-vocals-accompaniment, one stem computed), and the four stems of stems-4
- * (vocals, drums, bass, other) by its default method, Mixdown's network, and by the classical masks, of a
- * 3-minute 44.1 kHz stereo track, each against the floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same track (same sizes),
- * measured side by side in one run. Decoding and encoding (ffmpeg) are left out of all three.
+ * Stem separation speed: drums and vocals by their classical methods (HPSS, REPET-SIM) and by Mixdown's network (the
+ * default of stems-drums and stems-vocals-accompaniment, one stem computed), and the four stems of stems-4 (vocals,
+ * drums, bass, other) by its default method, Mixdown's network, and by the classical masks, of a 3-minute 44.1 kHz
+ * stereo track, each against the floor of any STFT-mask method, a plain STFT + inverse STFT round trip of the same
+ * track (same sizes), measured side by side in one run. Decoding and encoding (ffmpeg) are left out of all three.
  * Goals: HPSS ≤ 3× the floor, stems-4 ≤ 4× (issue 18). Run: node bench/separation.ts
  */
 import { istft, stft } from "../src/dsp/spectrogram.ts";
@@ -25,9 +25,6 @@ const mix = sum(drums, harmony, vibratoVoice(drums[0].length, SAMPLE_RATE));
 const pcm = { sampleRate: SAMPLE_RATE, channels: mix };
 const { fftSize, hop } = analysisSize(SAMPLE_RATE);
 
-/** The second stem, as the modules make it: the input minus the masked target (run-stems.ts). */
-const withComplement = (target: Float32Array[]) => complement(mix, target);
-
 const floorTimes: number[] = [];
 const hpssTimes: number[] = [];
 const vocalTimes: number[] = [];
@@ -42,10 +39,10 @@ const time = async (fn: () => unknown) => {
 };
 for (let run = 0; run < RUNS; run++) {
   floorTimes.push(await time(() => mix.map((channel) => istft(stft(channel, fftSize, hop)))));
-  hpssTimes.push(await time(() => withComplement(drumsByHpss(pcm))));
-  networkDrumTimes.push(await time(async () => withComplement((await networkStems(pcm, ["drums"])).drums)));
-  vocalTimes.push(await time(() => withComplement(vocalsByRepetSim(pcm))));
-  networkVocalTimes.push(await time(async () => withComplement((await networkStems(pcm, ["vocals"])).vocals)));
+  hpssTimes.push(await time(() => complement(mix, drumsByHpss(pcm))));
+  networkDrumTimes.push(await time(async () => complement(mix, (await networkStems(pcm, ["drums"])).drums)));
+  vocalTimes.push(await time(() => complement(mix, vocalsByRepetSim(pcm))));
+  networkVocalTimes.push(await time(async () => complement(mix, (await networkStems(pcm, ["vocals"])).vocals)));
   fourTimes.push(await time(() => fourStemsClassical(pcm)));
   networkTimes.push(await time(() => fourStemsNetwork(pcm)));
 }
