@@ -5,8 +5,8 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { JobFailure } from "../../src/jobs/job-failure.ts";
 import { AUDIO_FORMATS } from "../../src/media/formats.ts";
-import { encodePcm, type Pcm } from "../../src/media/pcm.ts";
-import { encodeWav16, writeWav16 } from "../../src/media/wav.ts";
+import { decodeAudio, encodePcm, type Pcm } from "../../src/media/pcm.ts";
+import { encodeWav16, writeWav16, writeWavFloat } from "../../src/media/wav.ts";
 import { ffmpeg, probe } from "../helpers/media.ts";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-wav-"));
@@ -78,4 +78,21 @@ test("a stopped job stops writing; a result too long for WAV is the user's error
     return true;
   });
   assert.equal(fs.existsSync(file("huge.wav")), false);
+});
+
+test("a float WAV keeps every sample exactly, those past full scale included; ffprobe and the decoder read it", async () => {
+  const frames = 65536 + 5;
+  const channels = [0, 1].map((c) =>
+    Float32Array.from({ length: frames }, (_, i) => 1.7 * Math.sin(i * (0.013 + c * 0.02))),
+  );
+  await writeWavFloat(channels, 48000, file("float.wav"));
+  const { streams, duration } = await probe(file("float.wav"));
+  assert.equal(streams[0]?.codec_name, "pcm_f32le");
+  assert.equal(streams[0]?.sample_rate, "48000");
+  assert.equal(streams[0]?.channels, 2);
+  assert.ok(Math.abs(duration - frames / 48000) < 0.001, `duration ${duration}`);
+  const decoded = await decodeAudio(file("float.wav"));
+  assert.equal(decoded.sampleRate, 48000);
+  for (const [c, channel] of decoded.channels.entries()) assert.deepEqual(channel, channels[c], `channel ${c}`);
+  assert.ok(Math.max(...(decoded.channels[0] as Float32Array)) > 1.69);
 });

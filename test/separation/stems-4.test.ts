@@ -9,6 +9,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { FULL_SCALE } from "../../src/media/headroom.ts";
+import { writeWavFloat } from "../../src/media/wav.ts";
 import { decodeFloat, probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, downloadTo, Mixdown } from "../helpers/mixdown.ts";
 import { sdr } from "../helpers/sdr.ts";
@@ -46,8 +48,9 @@ describe("mixdown/stems-4 over HTTP", () => {
     fs.writeFileSync(input, wav16(mix, 44100));
     const url = await server.upload(app.apiKey, fs.readFileSync(input), "audio/wav");
     const job = await server.runJob(app.apiKey, "mixdown/stems-4", { inputUrl: url }, 120_000);
-    assert.deepEqual(Object.keys(job.result).sort(), ["bass", "drums", "method", "other", "vocals"]);
+    assert.deepEqual(Object.keys(job.result).sort(), ["bass", "drums", "method", "other", "scale", "vocals"]);
     assert.equal(job.result.method, "network");
+    assert.equal(job.result.scale, 1, "no stem passed full scale");
 
     const original = await decodeFloat(input, 2);
     const stems: Record<string, Float32Array[]> = {};
@@ -113,5 +116,48 @@ describe("mixdown/stems-4 over HTTP", () => {
     assert.ok(error <= 4.5 * STEP, `stems add up to the input within ${error / STEP} steps`);
     const drumStem = await decodeFloat(path.join(tmp, "48k-drums.wav"), 2);
     assert.ok(sdr(drumStem, drums) - sdr(mix, drums) > 3, `drums SDR ${sdr(drumStem, drums)}`);
+  });
+
+  test("a 48 kHz master past full scale: one factor brings the loudest stem to full scale, none clips, they add up to the input times it", async (t) => {
+    // A float WAV (as a decoded lossy master can be) whose drums alone peak at 1.6, over quiet harmony.
+    const { drums, harmony } = drumsAndHarmony(4, 48000, 7);
+    const peakOf = (channels: Float32Array[]) =>
+      Math.max(...channels.map((channel) => channel.reduce((top, v) => Math.max(top, Math.abs(v)), 0)));
+    const drumGain = 1.6 / peakOf(drums);
+    const mix = sum(
+      drums.map((channel) => channel.map((v) => v * drumGain)) as Stereo,
+      harmony.map((channel) => channel.map((v) => v * 0.3)) as Stereo,
+    );
+    const input = path.join(tmp, "loud-48k.wav");
+    await writeWavFloat(mix, 48000, input);
+    const url = await server.upload(app.apiKey, fs.readFileSync(input), "audio/wav");
+    const job = await server.runJob(app.apiKey, "mixdown/stems-4", { inputUrl: url }, 120_000);
+    const scale = job.result.scale as number;
+    assert.ok(scale > 0.3 && scale < 1, `scale ${scale}`);
+    const original = await decodeFloat(input, 2);
+    const total = original.map((channel) => new Float32Array(channel.length));
+    let loudest = 0;
+    const peaks: Record<string, number> = {};
+    for (const name of ["vocals", "drums", "bass", "other"]) {
+      const file = await downloadTo(job.result[name], path.join(tmp, `loud-${name}.wav`));
+      const decoded = await decodeFloat(file, 2);
+      peaks[name] = peakOf(decoded) / scale;
+      decoded.forEach((channel, c) => {
+        const sums = total[c] as Float32Array;
+        for (let i = 0; i < channel.length; i++) {
+          sums[i] = (sums[i] as number) + (channel[i] as number);
+          loudest = Math.max(loudest, Math.abs(channel[i] as number));
+        }
+      });
+    }
+    t.diagnostic(`stem peaks before the scale: ${JSON.stringify(peaks)}`);
+    // The drums keep their peaks past full scale through the network's 44.1 kHz round trip (a 16-bit scratch file
+    // had clipped them at 1).
+    assert.ok((peaks.drums as number) > 1.3, `drums peak ${peaks.drums}`);
+    // The loudest stem sample is full scale itself (to a step), so nothing was clipped and no headroom wasted.
+    assert.ok(Math.abs(loudest - FULL_SCALE) <= STEP, `loudest stem sample ${loudest}`);
+    const scaled = original.map((channel) => channel.map((v) => v * scale));
+    const error = Math.max(...total.map((channel, c) => maxDifference(channel, scaled[c] as Float32Array)));
+    assert.ok(error <= 4.5 * STEP, `stems add up to the input times ${scale} within ${error / STEP} steps`);
   });
 });

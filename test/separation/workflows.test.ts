@@ -3,6 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { FULL_SCALE } from "../../src/media/headroom.ts";
+import { writeWavFloat } from "../../src/media/wav.ts";
 import { decodeFloat, probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, downloadTo, Mixdown } from "../helpers/mixdown.ts";
 import { sdr } from "../helpers/sdr.ts";
@@ -35,8 +37,11 @@ describe("stem separation workflows over HTTP", () => {
   const run = (workflow: string, params: Record<string, unknown>) =>
     server.runJob(app.apiKey, workflow, params, 120_000);
   const download = (url: string, name: string) => downloadTo(url, path.join(tmp, name));
-  /** Checks both stems have the input's rate, channels and length and add up to it; returns them decoded. */
-  const checkStems = async (input: string, files: [string, string], rate: number, channels: number) => {
+  /**
+   * Checks both stems have the input's rate, channels and length and add up to it (times `scale`, the job's factor
+   * for a loud input); returns them decoded.
+   */
+  const checkStems = async (input: string, files: [string, string], rate: number, channels: number, scale = 1) => {
     const original = await decodeFloat(input, channels);
     const stems = [];
     for (const file of files) {
@@ -52,20 +57,21 @@ describe("stem separation workflows over HTTP", () => {
     for (let c = 0; c < channels; c++) {
       for (let i = 0; i < (original[c]?.length ?? 0); i++) {
         const sum = (a[c]?.[i] as number) + (b[c]?.[i] as number);
-        error = Math.max(error, Math.abs(sum - (original[c]?.[i] as number)));
+        error = Math.max(error, Math.abs(sum - (original[c]?.[i] as number) * scale));
       }
     }
     assert.ok(error <= 2.5 * STEP, `stems add up to the input within ${error / STEP} steps`);
     return { a, b };
   };
 
-  test("mixdown/stems-drums: {drums, other, method}, same rate, channels and length, adding up to the input", async () => {
+  test("mixdown/stems-drums: {drums, other, method, scale}, same rate, channels and length, adding up to the input", async () => {
     const { drums, harmony } = drumsAndHarmony(8, 44100, 21);
     const mix = sum(drums, harmony);
     const url = await upload("drums-mix.wav", wav16(mix, 44100));
     const job = await run("mixdown/stems-drums", { inputUrl: url });
-    assert.deepEqual(Object.keys(job.result).sort(), ["drums", "method", "other"]);
+    assert.deepEqual(Object.keys(job.result).sort(), ["drums", "method", "other", "scale"]);
     assert.equal(job.result.method, "network");
+    assert.equal(job.result.scale, 1);
     const files: [string, string] = [
       await download(job.result.drums, "drums.wav"),
       await download(job.result.other, "other.wav"),
@@ -92,14 +98,15 @@ describe("stem separation workflows over HTTP", () => {
     }
   });
 
-  test("mixdown/stems-vocals-accompaniment: {vocals, accompaniments, method}, adding up to the input", async () => {
+  test("mixdown/stems-vocals-accompaniment: {vocals, accompaniments, method, scale}, adding up to the input", async () => {
     const voice = await espeakVoice(16, 44100, 1.2);
     const accompaniment = accompanimentLoop(16, 44100, 23);
     const mix = sum(voice, accompaniment);
     const url = await upload("song.wav", wav16(mix, 44100));
     const job = await run("mixdown/stems-vocals-accompaniment", { inputUrl: url });
-    assert.deepEqual(Object.keys(job.result).sort(), ["accompaniments", "method", "vocals"]);
+    assert.deepEqual(Object.keys(job.result).sort(), ["accompaniments", "method", "scale", "vocals"]);
     assert.equal(job.result.method, "network");
+    assert.equal(job.result.scale, 1);
     const files: [string, string] = [
       await download(job.result.vocals, "vocals.wav"),
       await download(job.result.accompaniments, "accompaniments.wav"),
@@ -134,6 +141,48 @@ describe("stem separation workflows over HTTP", () => {
       44100,
       2,
     );
+  });
+
+  test("an input past full scale: both stems take one factor that brings the louder to full scale, in WAV and FLAC, by each method", async () => {
+    // A float WAV peaking at 1.6, as a decoded lossy master can; 16-bit WAV and FLAC would clip such stems.
+    const { drums, harmony } = drumsAndHarmony(4, 44100, 25);
+    const mix = sum(drums, harmony);
+    const peak = Math.max(...mix.map((channel) => channel.reduce((top, v) => Math.max(top, Math.abs(v)), 0)));
+    const input = path.join(tmp, "loud.wav");
+    await writeWavFloat(
+      mix.map((channel) => channel.map((v) => (v * 1.6) / peak)),
+      44100,
+      input,
+    );
+    const url = await server.upload(app.apiKey, fs.readFileSync(input), "audio/wav");
+    const runs = [
+      { workflow: "mixdown/stems-drums", stems: ["drums", "other"], method: "classical", format: "wav" },
+      { workflow: "mixdown/stems-drums", stems: ["drums", "other"], method: "network", format: "flac" },
+      {
+        workflow: "mixdown/stems-vocals-accompaniment",
+        stems: ["vocals", "accompaniments"],
+        method: "classical",
+        format: "flac",
+      },
+      {
+        workflow: "mixdown/stems-vocals-accompaniment",
+        stems: ["vocals", "accompaniments"],
+        method: "network",
+        format: "wav",
+      },
+    ];
+    for (const { workflow, stems, method, format } of runs) {
+      const job = await run(workflow, { inputUrl: url, method, format });
+      const scale = job.result.scale as number;
+      assert.ok(scale > 0.3 && scale < 1, `${workflow} ${method}: scale ${scale}`);
+      const files = [] as unknown as [string, string];
+      for (const stem of stems) files.push(await download(job.result[stem], `loud-${method}-${stem}.${format}`));
+      const { a, b } = await checkStems(input, files, 44100, 2, scale);
+      const loudest = Math.max(
+        ...[...a, ...b].map((channel) => channel.reduce((top, v) => Math.max(top, Math.abs(v)), 0)),
+      );
+      assert.ok(Math.abs(loudest - FULL_SCALE) <= STEP, `${workflow} ${method}: loudest stem sample ${loudest}`);
+    }
   });
 
   test('method "model" without the model file fails as bad input, naming the file', async () => {

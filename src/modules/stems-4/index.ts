@@ -6,10 +6,11 @@ import { progressSpan } from "../../engine/progress.ts";
 import type { Module } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
+import { fitToFullScale } from "../../media/headroom.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { analysisSize } from "../stems-shared/masked-stem.ts";
 import { NETWORK_STEMS, networkStems, networkStemsOf } from "../stems-shared/network.ts";
-import { complement, MODEL_FILE, modelStem } from "../stems-shared/run-stems.ts";
+import { complement, MODEL_FILE, modelStem, SCALE_OUTPUT } from "../stems-shared/run-stems.ts";
 
 export const FOUR_STEMS = ["vocals", "drums", "bass", "other"] as const;
 export type FourStems = Record<(typeof FOUR_STEMS)[number], Float32Array[]>;
@@ -103,6 +104,7 @@ export const stems4Module: Module = {
       description:
         '"network" or "classical", or per stem what made it: "vocals=onnx:vocals.onnx drums=network bass=network"',
     },
+    scale: SCALE_OUTPUT,
   },
   heavy: true,
   availability(params, env) {
@@ -157,6 +159,7 @@ export const stems4Module: Module = {
     const { vocals, drums, bass } = made as Record<ModelStem["target"], Float32Array[]>;
     const other = complement(pcm.channels, vocals, drums, bass);
     const stems: FourStems = { vocals, drums, bass, other };
+    const scale = fitToFullScale(FOUR_STEMS.map((name) => stems[name]));
     ctx.reportProgress?.(0.9);
     const extension = AUDIO_FORMATS[format].extension;
     const files = Object.fromEntries(
@@ -167,6 +170,6 @@ export const stems4Module: Module = {
         encodePcm({ sampleRate: pcm.sampleRate, channels: stems[name] }, files[name] as string, format, ctx.signal),
       ),
     );
-    return { ...files, method: withModel.length ? methods.join(" ") : (fallback as string) };
+    return { ...files, method: withModel.length ? methods.join(" ") : (fallback as string), scale };
   },
 };

@@ -2,7 +2,7 @@ import { drumMask } from "../../dsp/four-stems.ts";
 import type { Module } from "../../engine/types.ts";
 import type { Pcm } from "../../media/pcm.ts";
 import { maskedStem } from "../stems-shared/masked-stem.ts";
-import { runStems, type StemPair, stemAvailability, stemParams } from "../stems-shared/run-stems.ts";
+import { runStems, SCALE_OUTPUT, type StemPair, stemAvailability, stemParams } from "../stems-shared/run-stems.ts";
 
 /**
  * The drums of a recording by harmonic/percussive/residual separation (dsp/four-stems.ts: Fitzgerald's median
@@ -28,6 +28,7 @@ export const stemsDrumsModule: Module = {
     drums: { type: "audio", description: "Drums (percussive part)" },
     other: { type: "audio", description: "Everything else: the input minus the drums" },
     method: { type: "string", description: '"hpss", "network", or "onnx:<model file>"' },
+    scale: SCALE_OUTPUT,
   },
   heavy: true,
   availability: stemAvailability(pair),

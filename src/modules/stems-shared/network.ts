@@ -2,7 +2,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Spectrogram } from "../../dsp/spectrogram.ts";
-import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
+import { decodeAudio, type Pcm } from "../../media/pcm.ts";
+import { writeWavFloat } from "../../media/wav.ts";
 import { wienerStems } from "./masked-stem.ts";
 import { modelSettingsOf } from "./model-settings.ts";
 import { modelFailure, separatedSpectrograms } from "./onnx-separator.ts";
@@ -68,7 +69,8 @@ const fitted = (channel: Float32Array, length: number) => {
 /**
  * The network's stems of the audio file `file` (decoded as `pcm`) at `pcm`'s own rate: at another rate than
  * NETWORK_SAMPLE_RATE the network runs on a copy decoded at that rate, and each stem is resampled back by
- * ffmpeg (through a 16-bit WAV in `scratchDir`, deleted after) to the input's length.
+ * ffmpeg (through a float WAV in `scratchDir`, deleted after, so samples past full scale survive) to the input's
+ * length.
  */
 export async function networkStemsOf<S extends NetworkStem>(
   file: string,
@@ -86,7 +88,7 @@ export async function networkStemsOf<S extends NetworkStem>(
   try {
     const back = async (stem: S) => {
       const wav = path.join(scratchDir, `${stem}.wav`);
-      await encodePcm({ sampleRate: NETWORK_SAMPLE_RATE, channels: stems[stem] }, wav, "wav", signal);
+      await writeWavFloat(stems[stem], NETWORK_SAMPLE_RATE, wav, signal);
       const resampled = await decodeAudio(wav, { sampleRate: pcm.sampleRate }, signal);
       return resampled.channels.map((channel) => fitted(channel, length));
     };

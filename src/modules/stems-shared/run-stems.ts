@@ -4,6 +4,7 @@ import { progressSpan } from "../../engine/progress.ts";
 import type { Module, ModuleContext } from "../../engine/types.ts";
 import { JobFailure } from "../../jobs/job-failure.ts";
 import { AUDIO_FORMAT_NAMES, AUDIO_FORMATS, type AudioFormat } from "../../media/formats.ts";
+import { fitToFullScale } from "../../media/headroom.ts";
 import { decodeAudio, encodePcm, type Pcm } from "../../media/pcm.ts";
 import { type ModelOverrides, modelSettingsOf } from "./model-settings.ts";
 import { type NetworkStem, networkStemsOf } from "./network.ts";
@@ -28,6 +29,13 @@ export interface StemPair {
   /** The target stem, one signal per channel, by the classical method. */
   classical(pcm: Pcm): Float32Array[];
 }
+
+/** The `scale` output of the separation modules: what fitToFullScale multiplied their stems by. */
+export const SCALE_OUTPUT = {
+  type: "number",
+  description:
+    "What every stem was multiplied by so that none passes full scale: 1 unless a stem (or a decoded lossy input) would have clipped; the stems add up to the input times it",
+} as const;
 
 /** A model file named in a job: a plain .onnx file name in the models directory, never a path. */
 export const MODEL_FILE = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*\\.onnx$" };
@@ -121,6 +129,7 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
     method = pair.classicalMethod;
   }
   const rest = complement(pcm.channels, target);
+  const scale = fitToFullScale([target, rest]);
   ctx.reportProgress?.(0.9);
 
   const extension = AUDIO_FORMATS[p.format].extension;
@@ -130,7 +139,7 @@ export async function runStems(ctx: ModuleContext, pair: StemPair): Promise<Reco
     encodePcm({ sampleRate: pcm.sampleRate, channels: target }, targetFile, p.format, ctx.signal),
     encodePcm({ sampleRate: pcm.sampleRate, channels: rest }, restFile, p.format, ctx.signal),
   ]);
-  return { [pair.target]: targetFile, [pair.rest]: restFile, method };
+  return { [pair.target]: targetFile, [pair.rest]: restFile, method, scale };
 }
 
 /**

@@ -2,7 +2,7 @@ import { vocalMask } from "../../dsp/repet-vocals.ts";
 import type { Module } from "../../engine/types.ts";
 import type { Pcm } from "../../media/pcm.ts";
 import { maskedStem } from "../stems-shared/masked-stem.ts";
-import { runStems, type StemPair, stemAvailability, stemParams } from "../stems-shared/run-stems.ts";
+import { runStems, SCALE_OUTPUT, type StemPair, stemAvailability, stemParams } from "../stems-shared/run-stems.ts";
 
 /** The lead vocals of a song by REPET-SIM and centre extraction, one signal per channel. */
 export const vocalsByRepetSim = (pcm: Pcm): Float32Array[] =>
@@ -26,6 +26,7 @@ export const stemsVocalsModule: Module = {
     vocals: { type: "audio", description: "Lead vocals" },
     accompaniments: { type: "audio", description: "Everything else: the input minus the vocals" },
     method: { type: "string", description: '"repet-sim", "network" or "onnx:<model file>"' },
+    scale: SCALE_OUTPUT,
   },
   heavy: true,
   availability: stemAvailability(pair),
