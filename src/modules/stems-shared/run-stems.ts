@@ -15,7 +15,7 @@ import { type ModelSettings, modelFailure, separateWithModel } from "./onnx-sepa
  * up to the input), made by an operator-supplied ONNX model when its file is in the models directory, else by
  * Mixdown's own four-stem network (network.ts, only the asked stem computed), or by a classical method when the
  * job asks for it. The network wins by several dB on the rendered corpus and on speech over a loop, and is within
- * 1 dB of HPSS on synthesised drums (docs/decisions.md has the figures).
+ * about 1 dB of HPSS on synthesised drums (README has the figures).
  */
 export interface StemPair {
   /** The stem the classical method, the network (and by default the model) estimate, e.g. "drums". */
