@@ -4,7 +4,7 @@ import { mediaBinaries } from "./binaries.ts";
 import { AUDIO_FORMATS, type AudioFormat } from "./formats.ts";
 import { NO_AUDIO_MESSAGE, NOT_MEDIA_MESSAGE, probeMedia } from "./probe.ts";
 import { lowerPriority, ToolError } from "./run-tool.ts";
-import { WAV_MAX_DATA_BYTES, writeWav16 } from "./wav.ts";
+import { toFloat32, WAV_MAX_DATA_BYTES, writeWav16 } from "./wav.ts";
 
 /** Planar float32 audio. */
 export interface Pcm {
@@ -168,11 +168,7 @@ function encodeWithFfmpeg(pcm: Pcm, file: string, format: AudioFormat, signal?: 
     const writeMore = () => {
       while (offset < frames) {
         const end = Math.min(frames, offset + block);
-        const chunk = new Float32Array((end - offset) * count);
-        for (let i = offset; i < end; i++) {
-          for (let c = 0; c < count; c++)
-            chunk[(i - offset) * count + c] = (pcm.channels[c] as Float32Array)[i] as number;
-        }
+        const chunk = toFloat32(pcm.channels, offset, end);
         offset = end;
         if (!child.stdin.write(Buffer.from(chunk.buffer))) return void child.stdin.once("drain", writeMore);
       }

@@ -52,7 +52,7 @@ function header(count: number, sampleRate: number, frames: number, format: Sampl
 }
 
 /** Planar float channels to interleaved float32 samples, frames `from` to `to`, unchanged (nothing clips). */
-function toFloat32(channels: readonly Float32Array[], from: number, to: number): Float32Array {
+export function toFloat32(channels: readonly Float32Array[], from: number, to: number): Float32Array {
   const count = channels.length;
   const out = new Float32Array((to - from) * count);
   for (let c = 0; c < count; c++) {

@@ -8,6 +8,7 @@ import { writeWavFloat } from "../../src/media/wav.ts";
 import { decodeFloat, probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, downloadTo, Mixdown } from "../helpers/mixdown.ts";
 import { sdr } from "../helpers/sdr.ts";
+import { peakOf } from "../music/synth.ts";
 import { accompanimentLoop, drumsAndHarmony, sum } from "./signals.ts";
 import { espeakVoice } from "./voice.ts";
 import { wav16 } from "./wav.ts";
@@ -147,7 +148,7 @@ describe("stem separation workflows over HTTP", () => {
     // A float WAV peaking at 1.6, as a decoded lossy master can; 16-bit WAV and FLAC would clip such stems.
     const { drums, harmony } = drumsAndHarmony(4, 44100, 25);
     const mix = sum(drums, harmony);
-    const peak = Math.max(...mix.map((channel) => channel.reduce((top, v) => Math.max(top, Math.abs(v)), 0)));
+    const peak = peakOf(mix);
     const input = path.join(tmp, "loud.wav");
     await writeWavFloat(
       mix.map((channel) => channel.map((v) => (v * 1.6) / peak)),
@@ -155,7 +156,7 @@ describe("stem separation workflows over HTTP", () => {
       input,
     );
     const url = await server.upload(app.apiKey, fs.readFileSync(input), "audio/wav");
-    const runs = [
+    const runs: { workflow: string; stems: [string, string]; method: string; format: string }[] = [
       { workflow: "mixdown/stems-drums", stems: ["drums", "other"], method: "classical", format: "wav" },
       { workflow: "mixdown/stems-drums", stems: ["drums", "other"], method: "network", format: "flac" },
       {
@@ -175,12 +176,13 @@ describe("stem separation workflows over HTTP", () => {
       const job = await run(workflow, { inputUrl: url, method, format });
       const scale = job.result.scale as number;
       assert.ok(scale > 0.3 && scale < 1, `${workflow} ${method}: scale ${scale}`);
-      const files = [] as unknown as [string, string];
-      for (const stem of stems) files.push(await download(job.result[stem], `loud-${method}-${stem}.${format}`));
+      const [target, rest] = stems;
+      const files: [string, string] = [
+        await download(job.result[target], `loud-${method}-${target}.${format}`),
+        await download(job.result[rest], `loud-${method}-${rest}.${format}`),
+      ];
       const { a, b } = await checkStems(input, files, 44100, 2, scale);
-      const loudest = Math.max(
-        ...[...a, ...b].map((channel) => channel.reduce((top, v) => Math.max(top, Math.abs(v)), 0)),
-      );
+      const loudest = Math.max(peakOf(a), peakOf(b));
       assert.ok(Math.abs(loudest - FULL_SCALE) <= STEP, `${workflow} ${method}: loudest stem sample ${loudest}`);
     }
   });
