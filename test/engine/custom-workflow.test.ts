@@ -37,6 +37,7 @@ outputs:
   mixed: $steps.sum.audio
   loudnessBefore: $steps.before.integratedLoudness
   loudnessAfter: $steps.after.integratedLoudness
+  scale: $steps.sum.scale
   metadata: $steps.meta.metadata
 `;
 
@@ -85,13 +86,21 @@ for (const { backend, skip } of BACKENDS)
         await server.createJob(app.apiKey, "acme/double-up", { inputUrl }),
       );
       assert.equal(job.status, "SUCCEEDED", JSON.stringify(job.error));
-      assert.deepEqual(Object.keys(job.result).sort(), ["loudnessAfter", "loudnessBefore", "metadata", "mixed"]);
+      assert.deepEqual(Object.keys(job.result).sort(), [
+        "loudnessAfter",
+        "loudnessBefore",
+        "metadata",
+        "mixed",
+        "scale",
+      ]);
       assert.match(job.result.mixed, /^http:\/\/127\.0\.0\.1:\d+\/.*results\/.+\/mixed\.wav\?/);
       // Two identical copies summed: +6.02 dB.
       assert.ok(
         Math.abs(job.result.loudnessAfter - job.result.loudnessBefore - 6.02) < 0.2,
         JSON.stringify(job.result),
       );
+      // Two copies of a half-scale sine peak at 1.0, a step past full scale: scaled down by that step, not clipped.
+      assert.ok(job.result.scale < 1 && job.result.scale > 0.9999, `scale ${job.result.scale}`);
       assert.equal(job.result.metadata.audio.sampleRate, 44100);
       assert.equal(job.result.metadata.audio.channels, 2);
       const mixed = path.join(workflowsDir, "mixed.wav");

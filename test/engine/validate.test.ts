@@ -92,7 +92,7 @@ describe("validateDefinition", () => {
       [
         {
           field: "steps[3].inputs.audio",
-          message: 'step "mix" (module "mix") has no output "peaks"; its outputs: audio',
+          message: 'step "mix" (module "mix") has no output "peaks"; its outputs: audio, scale',
         },
       ],
     );
