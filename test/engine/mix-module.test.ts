@@ -9,6 +9,7 @@ import { encodeWav16 } from "../../src/media/wav.ts";
 import { mixModule } from "../../src/modules/mix/index.ts";
 import { sineWav } from "../helpers/audio.ts";
 import { peakOf } from "../music/synth.ts";
+import { maxDifference } from "../separation/signals.ts";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-mix-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -33,17 +34,9 @@ async function mix(a: string, b: string, params: Record<string, unknown>) {
   });
 }
 
-/** The largest difference between two signals, channel by channel, over the longer (a missing sample is 0). */
-function largestDifference(x: readonly Float32Array[], y: readonly Float32Array[]): number {
-  let largest = 0;
-  for (const [c, channel] of x.entries()) {
-    const other = y[c] as Float32Array;
-    for (let i = 0; i < Math.max(channel.length, other.length); i++) {
-      largest = Math.max(largest, Math.abs((channel[i] ?? 0) - (other[i] ?? 0)));
-    }
-  }
-  return largest;
-}
+/** The largest difference between two signals of the same channels and length. */
+const largestDifference = (x: readonly Float32Array[], y: readonly Float32Array[]): number =>
+  Math.max(...x.map((channel, c) => maxDifference(channel, y[c] as Float32Array)));
 
 test("mix: a short mono file and a longer stereo one sum at the higher rate and channel count, each with its gain", async () => {
   const a = file("a.wav", sineWav(1, { rate: 22050, channels: 1, frequency: 330 }));
