@@ -84,10 +84,10 @@ describe("mixdown/stems-4 over HTTP", () => {
       "bass + other": gain(harmonic, harmony),
     };
     t.diagnostic(`SDR gains over the mixture (dB): ${JSON.stringify(gains)}`);
-    // As measured with the network, less a margin: drums 13.3, vocals 9.6 (an espeak-ng voice, which training
-    // never heard; README), bass + other 7.5.
-    assert.ok(gains.drums > 12.7, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
-    assert.ok(gains.vocals > 8.8, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
+    // As measured with the network, less a margin: drums 12.9 (13.3 before its tenth training), vocals 9.8 (an
+    // espeak-ng voice, which training never heard; README), bass + other 7.5.
+    assert.ok(gains.drums > 12.3, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
+    assert.ok(gains.vocals > 9.0, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
     assert.ok(gains["bass + other"] > 6.9, `bass + other SDR ${sdr(harmonic, harmony)}`);
   });
 
