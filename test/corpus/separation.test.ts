@@ -43,18 +43,10 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
  * (method "classical"). Network measured (every 10th track, with the multichannel Wiener filter of
  * dsp/spatial-wiener.ts), development / held-out: drums 6.56 / 6.70, bass 7.59 / 6.37, vocals 2.64 / 12.33, other
  * 4.19 / 5.34 (tuning: 6.98, 8.03, 10.92, 3.19). Before its tenth training: drums 6.27 / 6.37, bass 7.21 / 5.72,
- * vocals 2.36 / 11.97, other 3.25 / 4.78 (tuning: 6.81, 7.68, 10.72, 2.62); before its ninth: drums 5.79 / 6.16, bass 6.73 / 5.00, vocals
- * 2.35 / 11.96, other 2.89 / 4.26 (tuning: 6.48, 7.40, 10.56, 2.35); before its eighth: drums 5.75 / 6.10, bass
- * 6.59 / 4.96, vocals 2.12 / 12.00, other 2.83 / 4.17 (tuning: 6.33, 7.26, 10.44, 2.21); before its seventh: drums
- * 5.29 / 5.80, bass 5.96 / 4.49, vocals 1.87 / 11.60, other 2.46 / 3.59 (tuning: 6.06, 6.93, 10.17, 1.87); before its
- * sixth: drums 5.05 / 5.64, bass 5.53 / 4.14, vocals 1.57 / 11.36, other 2.37 / 3.12 (tuning: 5.74, 6.63, 9.87, 1.52);
- * before its fifth: drums 4.89 / 5.54, bass 5.25 / 4.11, vocals 1.01 / 10.88, other 2.09 / 2.71 (tuning: 5.50, 6.38,
- * 9.28, 1.21); before its fourth: drums 4.85 / 5.71, bass 5.32 / 4.23, vocals 0.67 / 10.75, other 1.97 / 2.47 (tuning:
- * 5.42, 6.27, 8.95, 1.11); before its third: drums 4.08 / 4.88, bass 5.23 / 4.62, vocals −0.78 / 8.47, other
- * 2.06 / 1.73 (tuning: 4.55, 5.57, 6.13, 0.26); before its second: drums 3.42 / 3.86, bass 4.37 / 4.32, vocals
- * −0.87 / 6.86, other 1.72 / 1.42 (tuning: 3.96, 4.68, 6.37, −0.21). Classical measured, development / held-out: drums
- * 1.49 / 2.19 (oracle 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other
- * 0.31 / −4.21 (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are
+ * vocals 2.36 / 11.97, other 3.25 / 4.78 (tuning: 6.81, 7.68, 10.72, 2.62); every earlier training's figures are in
+ * tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 / 2.19 (oracle
+ * 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 / −4.21
+ * (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are
  * met by the network for vocals on the held-out and tuning splits and for bass on the tuning split (README).
  */
 const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Record<FourStem, number>>> = {
@@ -72,19 +64,15 @@ const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Recor
  * Share of each drum element's energy kept in drums (mean of 3 kits) by the network, whose drums stems-4 and
  * stems-drums (by default) return, and by stems-drums' classical method (HPSS). The network is held to issue 18's goal,
  * ≥ 90 % for every element. It (with the Wiener filter) measured: every element 100 % but the ride bell, 99 % (98.8 %
- * in each kit; the standard kit's floor tom, 99.9 %). Before its tenth training: every element 100 % but the floor
- * tom, 99 % (the standard kit's floor tom alone 95.7 %); before its ninth: floor tom 97 % (the standard
- * kit's 91.3 %); before its eighth: floor tom 93 % (the standard kit's 78.7 %); before its seventh: floor tom 93 % (the
- * standard kit's 80.5 %); before its sixth: floor tom 91 % (the standard kit's 73.5 %); before its fifth: floor tom
- * 96 % (the standard kit's 89 %); before its fourth: open hi-hat 95 %, floor tom 94 %; before its third: open hi-hat
- * 89 %, floor tom 88 %, high and mid toms 95 %; before its second: kick 93 %, snare 94 %, clap 88 %, open hi-hat 86 %,
- * ride bell 84 %, toms 72 / 79 / 77 %; the classical masks: kick 95 %, snare 99 %, side stick, clap and the closed and
- * pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums
- * with method classical), asserted as measured less 4 points, measured: kick 95 %, snare 99 %, side stick 100 %, clap
- * 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom
- * 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 % (Fitzgerald's two-way mask before the hit-decay rule: open
- * hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms 71–81 %); it misses the goal for the open hi-hat, the ride,
- * the ride bell and the toms.
+ * in each kit; the standard kit's floor tom, 99.9 %). Before its tenth training: every element 100 % but the floor tom,
+ * 99 % (the standard kit's floor tom alone 95.7 %); before its second, kick 93 %, snare 94 % (every other training's
+ * figures: tools/separation-model/README.md); the classical masks: kick 95 %, snare 99 %, side stick, clap and the
+ * closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS
+ * (stems-drums with method classical), asserted as measured less 4 points, measured: kick 95 %, snare 99 %, side stick
+ * 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %,
+ * high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 % (Fitzgerald's two-way mask before the hit-decay rule:
+ * open hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms 71–81 %); it misses the goal for the open hi-hat, the
+ * ride, the ride bell and the toms.
  */
 const DRUM_ELEMENT_FLOORS: Record<"network" | "classical", Record<string, number>> = {
   classical: {

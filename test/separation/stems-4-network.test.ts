@@ -52,11 +52,8 @@ test("the network on an espeak-ng voice over a repeating accompaniment: the voic
  * Gains over the mixture (dB) asserted: as measured less about 1 dB. Measured (with the Wiener filter of
  * dsp/spatial-wiener.ts): drums 5.61 dB SDR (mixture −7.61, oracle 10.73), vibrato line as vocals 2.89 (−2.44, 11.79),
  * bass + other 4.70 (0.13, 11.52), espeak-ng voice 9.42 (−3.87, 14.15). The network before its tenth training: 6.24,
- * 2.78, 4.72, 9.30 (its tenth, on new songs, raised every corpus figure but cost these drums 0.63 dB); before its ninth: 5.88,
- * 2.53, 4.53, 9.11; before its eighth: 6.30, 2.69, 4.68, 9.19; before its seventh: 6.59, 2.45, 4.59, 9.19; before its
- * sixth: 6.68, 2.23, 4.50, 9.19; before its fifth: 6.58, 2.28, 4.48, 8.78; before its fourth: 6.31, 2.40, 4.45, 8.33;
- * before its third: 4.96, 1.25, 3.49, 3.06; before its second (whose speech was never high-passed): 4.11, 0.63, 2.77,
- * −0.83.
+ * 2.78, 4.72, 9.30 (its tenth, on new songs, raised every corpus figure but cost these drums 0.63 dB); every earlier
+ * training's figures are in tools/separation-model/README.md.
  */
 const DRUMS_GAIN = 12.2;
 const VOICE_GAIN = 4.3;
