@@ -21,7 +21,9 @@ def main():
     graph = onnx.load(source).graph
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
-    matmuls = [n for n in graph.node if n.op_type == "MatMul" and n.input[1] in weights]
+    # The per-frame layers: MatMul by [in, out] in files exported before model.py flattened their input to 2-D,
+    # Gemm by [out, in] (transB) since.
+    matmuls = [n for n in graph.node if n.op_type in ("MatMul", "Gemm") and n.input[1] in weights]
     net = MaskNet()
     state = net.state_dict()
     conv_modules = ["conv.0", "conv.3"] + [f"context.{i}.0" for i in range(len(net.context))]
@@ -34,7 +36,11 @@ def main():
         state[f"{name}.weight"] = weights[node.input[1]]
         state[f"{name}.bias"] = weights[node.input[2]]
     for node, name in zip(matmuls, ["fc_in.0", "fc_mid.0", "fc_out"]):
-        state[f"{name}.weight"] = weights[node.input[1]].T.contiguous()
+        weight = weights[node.input[1]]
+        transposed = any(a.name == "transB" and a.i == 1 for a in node.attribute)
+        state[f"{name}.weight"] = weight if transposed else weight.T.contiguous()
+        if len(node.input) > 2:
+            state[f"{name}.bias"] = weights[node.input[2]]
     # The biases and LayerNorms keep their names: "net."-prefixed in files exported with a wrapper module
     # (before the export gave one mask per stem), bare since.
     for key, value in weights.items():

@@ -121,12 +121,14 @@ class MaskNet(nn.Module):
         side = logs[:, :1] - logs[:, 1:2]
         x = torch.cat([mid, side, torch.abs(side)], dim=1)  # [b, 3, bands, t]
         features = torch.cat([x, self.conv(x)], dim=1)  # [b, 11, bands, t]
-        h = self.fc_in(features.permute(0, 3, 1, 2).reshape(b, t, -1))
+        # The per-frame layers take [b * t, features], not [b, t, features]: on a 3-D input torch computes their
+        # weights' gradients as one product per example (a batched product several times slower than one).
+        h = self.fc_in(features.permute(0, 3, 1, 2).reshape(b * t, -1)).reshape(b, t, -1)
         r = h.transpose(1, 2)
         for layer in self.context:
             r = r + layer(r)
         r = r.transpose(1, 2)
-        h = self.fc_mid(torch.cat([h, r], dim=-1))
+        h = self.fc_mid(torch.cat([h, r], dim=-1).reshape(b * t, -1))
         logits = self.fc_out(h).reshape(b, t, len(STEMS), self.bands).permute(0, 2, 3, 1)
         logits = logits + self.refine(torch.cat([features, logits], dim=1))
         return torch.softmax(logits, dim=1)  # [b, 4, bands, t]

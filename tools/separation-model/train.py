@@ -136,27 +136,48 @@ EQ_GENERATOR = torch.Generator().manual_seed(1)
 SNR_MAX_DB = 30
 
 
-def band_weights(net):
-    """
-    [BINS, bands] matrices that gather the loss's sums over bins per band: each bin's mask interpolates two
-    neighbouring bands (model.py), m_k = a_k M_j + b_k M_(j+1), so sum_k m_k^2 P_k - 2 m_k C_k is a quadratic form
-    in the band masks M with Q_j = sum a^2 P + b^2 P (over the bins that touch band j), R_j = sum a b P (bands j
-    and j+1) and L_j = sum a C + b C. The network's masks then stay in bands in the backward pass: 385 values a
-    frame instead of 2049, the same loss to rounding.
-    """
-    def gather(w_first, w_second):
-        m = torch.zeros(len(net.first), net.bands)
-        m[torch.arange(len(net.first)), net.first] += w_first
-        m[torch.arange(len(net.first)), net.second] += w_second
-        return m
-
-    a, b = net.w_first, net.w_second
-    return gather(a**2, b**2), gather(a * b, torch.zeros_like(b)), gather(a, b)
+# Bins per block of BandSums: each block's bins touch a few neighbouring bands only.
+BAND_BLOCK = 128
 
 
-def batch_loss(net, stems, weights, augment=True):
+class BandSums:
     """
-    stems: [B, 4, 2, samples] float; weights: band_weights(net); returns each stem's loss averaged over the batch.
+    The loss's sums over bins gathered per band: each bin's mask interpolates two neighbouring bands (model.py),
+    m_k = a_k M_j + b_k M_(j+1), so sum_k m_k^2 P_k - 2 m_k C_k is a quadratic form in the band masks M with
+    Q_j = sum a^2 P + b^2 P (over the bins that touch band j), R_j = sum a b P (bands j and j+1) and
+    L_j = sum a C + b C. The network's masks then stay in bands in the backward pass: 385 values a frame instead
+    of 2049, the same loss to rounding. The [BINS, bands] matrices are zero but near their diagonal, so each block
+    of BAND_BLOCK bins is multiplied by its own few columns only: 7 % of the whole product's work.
+    """
+
+    def __init__(self, net):
+        def gather(w_first, w_second):
+            m = torch.zeros(len(net.first), net.bands)
+            m[torch.arange(len(net.first)), net.first] += w_first
+            m[torch.arange(len(net.first)), net.second] += w_second
+            return m
+
+        a, b = net.w_first, net.w_second
+        self.q, self.r, self.l = gather(a**2, b**2), gather(a * b, torch.zeros_like(b)), gather(a, b)
+        self.bands = net.bands
+        self.blocks = []
+        for lo in range(0, len(net.first), BAND_BLOCK):
+            hi = min(len(net.first), lo + BAND_BLOCK)
+            low = int(net.first[lo:hi].min())
+            high = int(torch.maximum(net.first[lo:hi], net.second[lo:hi]).max()) + 1
+            self.blocks.append((lo, hi, low, high))
+
+    def per_band(self, x, matrix):
+        """x [..., BINS] @ matrix [BINS, bands], block by block."""
+        out = x.new_zeros(*x.shape[:-1], self.bands)
+        for lo, hi, low, high in self.blocks:
+            out[..., low:high] += x[..., lo:hi] @ matrix[lo:hi, low:high]
+        return out
+
+
+def batch_loss(net, stems, sums, augment=True):
+    """
+    stems: [B, 4, 2, samples] float; sums: BandSums(net); returns each stem's loss averaged over the batch.
     Each stem's timbre is varied by a random EQ (instruments unlike the training soundfonts'). The loss is the
     negative thresholded SNR of each masked stem in the STFT domain, example by example (Wisdom et al., NeurIPS
     2020, "Unsupervised sound separation using mixture invariant training"): 10 log10((|S - M X|^2 + tau |X|^2) /
@@ -181,8 +202,7 @@ def batch_loss(net, stems, weights, augment=True):
         floor = 10 ** (-SNR_MAX_DB / 10) * P.sum(dim=(1, 2)).double()[:, None] + 1e-9
         magnitude = X.abs().transpose(-1, -2)  # [B, 2, F, T], as the network takes it
         del S, X, Xr, Sr
-        q, r, l = weights
-        Q, R, L = (P @ q).transpose(-1, -2), (P @ r).transpose(-1, -2), (C @ l).transpose(-1, -2)
+        Q, R, L = (sums.per_band(x, m).transpose(-1, -2) for x, m in ((P, sums.q), (P, sums.r), (C, sums.l)))
         del C
     M = net.band_masks(magnitude)  # [B, 4, bands, T]
     err = (M * (M * Q.unsqueeze(1) - 2 * L)).sum(dim=(2, 3)) + 2 * (M[:, :, :-1] * M[:, :, 1:] * R[:, None, :-1]).sum(dim=(2, 3))
@@ -200,6 +220,8 @@ def sdr(est, ref):
 
 FREEZE_BATCHNORM = os.environ.get("FREEZE_BATCHNORM") == "1"
 EMA_DECAY = float(os.environ.get("EMA_DECAY", "0.998"))
+# Steps between saving (and validating) the averaged weights.
+SAVE_EVERY = int(os.environ.get("SAVE_EVERY", "200"))
 
 
 def train_mode(net):
@@ -247,10 +269,12 @@ def main():
     net = MaskNet()
     if os.path.exists(out) and os.environ.get("RESUME"):
         net.load_state_dict(torch.load(out))
+    # Channels last: the convolutions over (band, frame) run about twice as fast so (a step 20-25 % faster).
+    net = net.to(memory_format=torch.channels_last)
     train_mode(net)
     if val and os.environ.get("RESUME"):
         print("starting validation SI-SDR", {s: round(v, 2) for s, v in validate(net, val).items()}, flush=True)
-    weights = band_weights(net)
+    sums = BandSums(net)
     opt = torch.optim.Adam(net.parameters(), lr=float(os.environ.get("LR", "2e-3")))
     average = copy.deepcopy(net)
     deadline = time.time() + minutes * 60
@@ -262,7 +286,7 @@ def main():
         for g in opt.param_groups:
             g["lr"] = float(os.environ.get("LR", "2e-3")) * (0.5 * (1 + math.cos(math.pi * min(1, frac))) * 0.95 + 0.05)
         stems = torch.from_numpy(np.stack([example(tracks, rng, voices, drum_hits) for _ in range(BATCH)]))
-        losses = batch_loss(net, stems, weights)
+        losses = batch_loss(net, stems, sums)
         loss = losses.sum()
         opt.zero_grad()
         loss.backward()
@@ -276,7 +300,7 @@ def main():
         running = losses.detach() if running is None else 0.98 * running + 0.02 * losses.detach()
         if step % 50 == 0:
             print(f"step {step} {time.time() - start:.0f}s loss " + " ".join(f"{s}={v:.3f}" for s, v in zip(STEMS, running.tolist())), flush=True)
-        if step % 200 == 0:
+        if step % SAVE_EVERY == 0:
             torch.save(average.state_dict(), out)
             if val:
                 print("validation SI-SDR", {s: round(v, 2) for s, v in validate(average, val).items()}, flush=True)
