@@ -67,14 +67,13 @@ const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Recor
  * ≥ 90 % for every element. It (with the Wiener filter) measured: every element 100 % but the ride bell, 97 % (96.8 %
  * in each kit; the open hi-hat 99.5 % in two kits). Before its eleventh training: every element 100 % but the ride
  * bell, 99 % (98.8 % in each kit); before its tenth, the floor tom 99 % (the standard kit's alone 95.7 %); before its
- * second, kick 93 %, snare 94 % (every other training's
- * figures: tools/separation-model/README.md); the classical masks: kick 95 %, snare 99 %, side stick, clap and the
- * closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS
- * (stems-drums with method classical), asserted as measured less 4 points, measured: kick 95 %, snare 99 %, side stick
- * 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %,
- * high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 % (Fitzgerald's two-way mask before the hit-decay rule:
- * open hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms 71–81 %); it misses the goal for the open hi-hat, the
- * ride, the ride bell and the toms.
+ * second, kick 93 %, snare 94 % (every other training's figures: tools/separation-model/README.md); the classical
+ * masks: kick 95 %, snare 99 %, side stick, clap and the closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %,
+ * ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4
+ * points, measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open
+ * hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 %
+ * (Fitzgerald's two-way mask before the hit-decay rule: open hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms
+ * 71–81 %); it misses the goal for the open hi-hat, the ride, the ride bell and the toms.
  */
 const DRUM_ELEMENT_FLOORS: Record<"network" | "classical", Record<string, number>> = {
   classical: {

@@ -9,7 +9,6 @@ import resource
 import sys
 import time
 
-import numpy as np
 import torch
 
 import train
@@ -27,11 +26,7 @@ def main():
     opt = torch.optim.Adam(net.parameters(), lr=1e-5)
 
     def step():
-        stems = torch.from_numpy(np.stack([train.example(tracks, rng) for _ in range(8)]))
-        loss = train.batch_loss(net, stems, sums).sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        train.train_step(net, opt, sums, tracks, rng, batch=8)
 
     step()  # the first step allocates everything once
     before = resource.getrusage(resource.RUSAGE_SELF)

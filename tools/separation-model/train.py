@@ -224,6 +224,16 @@ EMA_DECAY = float(os.environ.get("EMA_DECAY", "0.998"))
 SAVE_EVERY = int(os.environ.get("SAVE_EVERY", "200"))
 
 
+def train_step(net, opt, sums, tracks, rng, voices=(), drum_hits=(), batch=BATCH):
+    """One optimiser step on a batch of fresh examples; returns each stem's loss."""
+    stems = torch.from_numpy(np.stack([example(tracks, rng, voices, drum_hits) for _ in range(batch)]))
+    losses = batch_loss(net, stems, sums)
+    opt.zero_grad()
+    losses.sum().backward()
+    opt.step()
+    return losses
+
+
 def train_mode(net):
     """Training mode; with FREEZE_BATCHNORM=1 (weights from from_onnx.py) the BatchNorms keep their statistics."""
     net.train()
@@ -269,7 +279,7 @@ def main():
     net = MaskNet()
     if os.path.exists(out) and os.environ.get("RESUME"):
         net.load_state_dict(torch.load(out))
-    # Channels last: the convolutions over (band, frame) run about twice as fast so (a step 20-25 % faster).
+    # Channels last: the convolutions over (band, frame) run about twice as fast (a step 20–25 % faster).
     net = net.to(memory_format=torch.channels_last)
     train_mode(net)
     if val and os.environ.get("RESUME"):
@@ -285,12 +295,7 @@ def main():
         frac = (time.time() - start) / (minutes * 60)
         for g in opt.param_groups:
             g["lr"] = float(os.environ.get("LR", "2e-3")) * (0.5 * (1 + math.cos(math.pi * min(1, frac))) * 0.95 + 0.05)
-        stems = torch.from_numpy(np.stack([example(tracks, rng, voices, drum_hits) for _ in range(BATCH)]))
-        losses = batch_loss(net, stems, sums)
-        loss = losses.sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        losses = train_step(net, opt, sums, tracks, rng, voices, drum_hits)
         step += 1
         with torch.no_grad():
             for a, p in zip(average.parameters(), net.parameters()):
