@@ -5,7 +5,7 @@
  */
 import { fourStemsNetwork } from "../../src/modules/stems-4/index.ts";
 import { renderedCorpus, SPLITS, type Split } from "./corpus.ts";
-import { FOUR_STEM_NAMES, type FourStem, SAMPLE_RATE, type Stereo, TRACK_STEP } from "./separation-scoring.ts";
+import { FOUR_STEM_NAMES, isScored, SAMPLE_RATE, type Stereo, TRACK_STEP } from "./separation-scoring.ts";
 import { BANDS, bandSums, shares } from "./stem-shares.ts";
 import { readWav16 } from "./wav16.ts";
 
@@ -16,15 +16,19 @@ const split = (process.argv[2] ?? "development") as Split;
 if (!(split in SPLITS)) throw new Error(`split: one of ${Object.keys(SPLITS).join(", ")}`);
 const step = Number(process.argv[3] ?? TRACK_STEP);
 const only = new Set(process.argv.slice(4).map(Number));
-const tracks = await renderedCorpus(split, (spec) => {
-  const n = Number(spec.id.slice(-3));
-  return only.size ? only.has(n) : (n - 1) % step === 0;
-});
-const total = BANDS.map(() => FOUR_STEM_NAMES.map(() => ({ sum: new Array<number>(N).fill(0), count: 0 })));
+const tracks = await renderedCorpus(split, (spec) =>
+  only.size ? only.has(Number(spec.id.slice(-3))) : isScored(spec.id, step),
+);
+/** Per band and true stem: its shares summed over the tracks where it is present, and how many those are. */
+interface Tally {
+  sum: number[];
+  count: number;
+}
+const total: Tally[][] = BANDS.map(() => FOUR_STEM_NAMES.map(() => ({ sum: new Array<number>(N).fill(0), count: 0 })));
 const header = `${"true stem → estimate".padEnd(22)}${FOUR_STEM_NAMES.map((s) => s.padStart(7)).join("")}`;
 const table = (rows: number[][], bandName: string) => {
   console.log(`  ${bandName}\n  ${header}`);
-  FOUR_STEM_NAMES.forEach((name: FourStem, k) => {
+  FOUR_STEM_NAMES.forEach((name, k) => {
     console.log(`  ${name.padEnd(22)}${(rows[k] as number[]).map((v) => ` ${percent(v)}`).join("")}`);
   });
 };
@@ -43,7 +47,7 @@ for (const track of tracks) {
     table(rows, (BANDS[b] as (typeof BANDS)[number]).name);
     rows.forEach((row, k) => {
       if (Number.isNaN(row[0])) return;
-      const t = (total[b] as { sum: number[]; count: number }[])[k] as { sum: number[]; count: number };
+      const t = total[b]?.[k] as Tally;
       row.forEach((v, j) => {
         t.sum[j] = (t.sum[j] as number) + v;
       });
@@ -54,9 +58,7 @@ for (const track of tracks) {
 console.log(`mean over ${tracks.length} ${split} tracks (a stem counted where present)`);
 BANDS.forEach((band, b) => {
   table(
-    (total[b] as { sum: number[]; count: number }[]).map(({ sum, count }) =>
-      sum.map((v) => (count ? v / count : Number.NaN)),
-    ),
+    (total[b] as Tally[]).map(({ sum, count }) => sum.map((v) => (count ? v / count : Number.NaN))),
     band.name,
   );
 });

@@ -146,9 +146,12 @@ export interface SplitFigures {
   stems4Classical: StemsFourSummary;
 }
 
+/** Whether a track is one of every `step`-th of its split (the first, the (step + 1)-th, …): the tracks scored. */
+export const isScored = (id: string, step: number): boolean => (Number(id.slice(-3)) - 1) % step === 0;
+
 /** Every `step`-th track of a split, scored; `log` receives a line per track. */
 export async function scoreSplit(split: Split, step: number, log: (line: string) => void): Promise<SplitFigures> {
-  const tracks = await renderedCorpus(split, (spec) => (Number(spec.id.slice(-3)) - 1) % step === 0);
+  const tracks = await renderedCorpus(split, (spec) => isScored(spec.id, step));
   const drums: Figures[] = [];
   const vocals: Figures[] = [];
   const four: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };

@@ -44,9 +44,9 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
  * dsp/spatial-wiener.ts), development / held-out: drums 7.02 / 7.23, bass 7.87 / 6.87, vocals 2.70 / 12.20, other
  * 4.10 / 5.39 (tuning: 7.48, 8.39, 11.09, 3.50). Before its thirteenth training (the eleventh): drums 6.86 / 7.06,
  * bass 7.80 / 6.48, vocals 2.67 / 12.24, other 3.96 / 5.20 (tuning: 7.27, 8.23, 11.00, 3.22); every earlier
- * training's figures are in tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 / 2.19 (oracle
- * 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 / −4.21
- * (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are
+ * training's figures are in tools/separation-model/README.md. Classical measured, development / held-out: drums
+ * 1.49 / 2.19 (oracle 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other
+ * 0.31 / −4.21 (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are
  * met by the network for vocals on the held-out and tuning splits and for bass on the development and tuning
  * splits (README).
  */
@@ -69,8 +69,8 @@ const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Recor
  * bell 96.8 % in each kit; before its eleventh: every element 100 % but the ride bell, 99 % (98.8 % in each kit);
  * before its tenth, the floor tom 99 % (the standard kit's alone 95.7 %); before its second, kick 93 %, snare 94 %
  * (every other training's figures: tools/separation-model/README.md); the classical masks: kick 95 %, snare 99 %,
- * side stick, clap and the closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %,
- * ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4
+ * side stick, clap and the closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %,
+ * toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4
  * points, measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open
  * hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 %
  * (Fitzgerald's two-way mask before the hit-decay rule: open hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms
