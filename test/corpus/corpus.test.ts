@@ -78,6 +78,22 @@ test("the corpus specs cover the grooves, meters, tempi, keys and modes, and eve
   assert.deepEqual(composeSong(spec), composeSong(spec));
 });
 
+test("a spec's programs change only the instruments of the parts they name", () => {
+  for (const spec of corpusSpecs("development").slice(0, 8)) {
+    const usual = composeSong(spec);
+    const focused = composeSong({ ...spec, programs: { lead: [80], voice: [54] } });
+    assert.equal(focused.parts.length, usual.parts.length, spec.id);
+    focused.parts.forEach((part, i) => {
+      const before = usual.parts[i];
+      assert.equal(part.name, before?.name, spec.id);
+      assert.deepEqual(part.notes, before?.notes, `${spec.id}: ${part.name} notes`);
+      const expected = part.name === "lead" ? 80 : part.name === "voice" ? 54 : before?.program;
+      assert.equal(part.program, expected, `${spec.id}: ${part.name} program`);
+    });
+    assert.deepEqual(focused.truth.chords, usual.truth.chords, spec.id);
+  }
+});
+
 /** 16-bit samples of a WAV written by encodeWav16 (44-byte header). */
 const samples16 = async (file: string) => {
   const bytes = await fsp.readFile(file);

@@ -31,6 +31,8 @@ export interface SongSpec {
   mode: Mode;
   ritardando: boolean;
   pickupBeats: number;
+  /** GM programs to draw a part's instrument from instead of the usual ones (targeted training songs). */
+  programs?: Partial<Record<"bass" | "pad" | "lead" | "voice", readonly number[]>>;
 }
 
 type DrumMode = "none" | "light" | "full" | "half";
@@ -198,11 +200,11 @@ export function composeSong(spec: SongSpec): { parts: Part[]; truth: CorpusTruth
     compFamily === "organ" ? "block" : rng.pick(compFamily === "guitar" ? styles.guitar : styles.keys);
   const programs: Record<PartName, number> = {
     drums: rng.pick(groove.kits),
-    bass: rng.pick(PROGRAMS.bass),
+    bass: rng.pick(spec.programs?.bass ?? PROGRAMS.bass),
     comp: rng.pick(PROGRAMS[compFamily]),
-    pad: rng.pick(PROGRAMS.pad),
-    lead: rng.pick(PROGRAMS.lead),
-    voice: rng.pick(PROGRAMS.voice),
+    pad: rng.pick(spec.programs?.pad ?? PROGRAMS.pad),
+    lead: rng.pick(spec.programs?.lead ?? PROGRAMS.lead),
+    voice: rng.pick(spec.programs?.voice ?? PROGRAMS.voice),
   };
   const compPan = rng.next() < 0.5 ? 40 : 88;
   // Channel volumes (CC 7, whose gain is about (value / 127)²) for a pop balance: voice and drums in front.
