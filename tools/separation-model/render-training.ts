@@ -1,7 +1,8 @@
 /**
  * Renders the separation model's training songs: the corpus generator's arrangements on their own seeds,
  * played by soundfonts other than the FluidR3 one the test corpus uses, so the model is scored on instruments
- * it never heard. Usage: node tools/separation-model/render-training.ts <out dir> [songs, default 340] [set, default 0] [focus]
+ * it never heard. Usage:
+ *   node tools/separation-model/render-training.ts <out dir> [songs, default 340] [set, default 0] [focus]
  * Each set is other songs: set n draws them from each soundfont's seed + 1000 n (the first eight trainings had set 0).
  * A focus (FOCUSES) draws some parts' instruments from a few GM programs the network confuses, for targeted songs.
  */
@@ -29,7 +30,7 @@ const focus = process.argv[5];
 if (!Number.isInteger(songs) || songs < 1 || !Number.isInteger(set) || set < 0) {
   throw new Error("songs must be a positive integer and set a non-negative integer");
 }
-if (focus !== undefined && !(focus in FOCUSES)) {
+if (focus !== undefined && !Object.hasOwn(FOCUSES, focus)) {
   throw new Error(`unknown focus "${focus}"; known: ${Object.keys(FOCUSES).join(", ")}`);
 }
 const programs = focus === undefined ? undefined : FOCUSES[focus];
