@@ -3,6 +3,7 @@ import fsp from "node:fs/promises";
 import { test } from "node:test";
 import { CHORD_VOCABULARY } from "../music/theory.ts";
 import { corpusSpecs, renderedCorpus, SPLITS, type Split } from "./corpus.ts";
+import { playedByKit } from "./render.ts";
 import { composeSong } from "./song.ts";
 import type { CorpusTruth } from "./types.ts";
 
@@ -91,6 +92,28 @@ test("a spec's programs change only the instruments of the parts they name", () 
       assert.equal(part.program, expected, `${spec.id}: ${part.name} program`);
     });
     assert.deepEqual(focused.truth.chords, usual.truth.chords, spec.id);
+  }
+});
+
+test("drums moved to a kit on an ordinary channel keep their rhythm, keys below the kit's raised to its first", () => {
+  const kit = { file: "kit.sf2", keys: { first: 36, last: 61 } };
+  for (const spec of corpusSpecs("development").slice(0, 8)) {
+    const drums = composeSong(spec).parts.filter((part) => part.name === "drums");
+    const moved = playedByKit(drums, kit);
+    assert.equal(moved.length, drums.length, spec.id);
+    moved.forEach((part, i) => {
+      const before = drums[i];
+      assert.ok(before);
+      assert.equal(part.channel, 0, spec.id);
+      assert.equal(part.program, 0, spec.id);
+      assert.equal(part.notes.length, before.notes.length, spec.id);
+      part.notes.forEach((note, n) => {
+        const was = before.notes[n];
+        assert.ok(was);
+        assert.deepEqual({ ...note, midi: was.midi }, was, `${spec.id}: note ${n} timing and velocity`);
+        assert.equal(note.midi, Math.max(36, was.midi), `${spec.id}: note ${n} key`);
+      });
+    });
   }
 });
 

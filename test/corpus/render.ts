@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { encodeWav16 } from "../../src/media/wav.ts";
 import { midiFile } from "./midi.ts";
 import { composeSong, type SongSpec } from "./song.ts";
-import { STEM_OF, STEMS, type Stem } from "./types.ts";
+import { type Part, STEM_OF, STEMS, type Stem } from "./types.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -66,23 +66,45 @@ async function fluidsynth(midi: string, wav: string, soundfont: string): Promise
 }
 
 /**
- * Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. The corpus uses
- * FluidR3; the separation model trains on other soundfonts (tools/separation-model).
+ * A drum kit that its soundfont plays on an ordinary channel, bank 0 program 0, on the GM keys `keys` (the AVL
+ * Drumkits, tools/separation-model/training-soundfonts.ts).
  */
-export async function renderSong(spec: SongSpec, dir: string, soundfont = SOUNDFONT): Promise<void> {
+export interface DrumKit {
+  file: string;
+  keys: { first: number; last: number };
+}
+
+/** Drum parts moved to such a kit: channel 0, program 0, keys below its first raised to it (35 → 36, a kick). */
+export function playedByKit(parts: readonly Part[], kit: DrumKit): Part[] {
+  return parts.map((part) => ({
+    ...part,
+    channel: 0,
+    program: 0,
+    notes: part.notes.map((note) => ({ ...note, midi: Math.max(kit.keys.first, note.midi) })),
+  }));
+}
+
+/**
+ * Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. The corpus uses
+ * FluidR3; the separation model trains on other soundfonts (tools/separation-model), and on some songs has the
+ * drums played by a kit sampled from acoustic drums (`drumKit`).
+ */
+export async function renderSong(spec: SongSpec, dir: string, soundfont = SOUNDFONT, drumKit?: DrumKit): Promise<void> {
   const { parts, truth } = composeSong(spec);
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(path.join(dir, "song.mid"), midiFile(parts));
   const frames = Math.round(truth.duration * SAMPLE_RATE);
   const stems = new Map<Stem, Float32Array[]>();
   for (const stem of STEMS) {
-    const own = parts.filter((p) => STEM_OF[p.name] === stem);
+    const kit = stem === "drums" ? drumKit : undefined;
+    const stemParts = parts.filter((p) => STEM_OF[p.name] === stem);
+    const own = kit ? playedByKit(stemParts, kit) : stemParts;
     const audio = [new Float32Array(frames), new Float32Array(frames)];
     if (own.length > 0) {
       const midi = path.join(dir, `${stem}.mid`);
       const raw = path.join(dir, `${stem}.f32.wav`);
       await fsp.writeFile(midi, midiFile(own));
-      await fluidsynth(midi, raw, soundfont);
+      await fluidsynth(midi, raw, kit?.file ?? soundfont);
       readFloatWav(await fsp.readFile(raw)).forEach((channel, c) => {
         audio[c]?.set(channel.subarray(0, frames));
       });

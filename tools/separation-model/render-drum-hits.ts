@@ -21,9 +21,8 @@ import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.t
 const TAKE_SECONDS = 12;
 /** GM drum kits (bank 128 programs): standard, room, power, electronic, TR-808, jazz, brush, orchestra. */
 const KIT_PROGRAMS = [0, 8, 16, 24, 25, 32, 40, 48];
-/** The GM percussion keys of the soundfonts' kits, and of the acoustic kits. */
+/** The GM percussion keys of the soundfonts' kits. */
 const GM_KEYS = { first: 35, last: 81 };
-const ACOUSTIC_KEYS = { first: 36, last: 61 };
 const PEAK = 10 ** (-6 / 20);
 
 /** One to three keys, each on its own grid (quarters, eighths, triplets or sixteenths) with a hit probability. */
@@ -51,7 +50,7 @@ const frames = TAKE_SECONDS * SAMPLE_RATE;
 /** Each kit: its soundfont, the channel and program that play it, the keys it has. */
 const kits = [
   ...TRAINING_SOUNDFONTS.map((font) => ({ ...font, channel: 9, programs: KIT_PROGRAMS, keys: GM_KEYS })),
-  ...ACOUSTIC_DRUM_KITS.map((kit) => ({ ...kit, channel: 0, programs: [0], keys: ACOUSTIC_KEYS })),
+  ...ACOUSTIC_DRUM_KITS.map((kit) => ({ ...kit, channel: 0, programs: [0] })),
 ];
 for (const kit of kits) {
   const rng = new Rng(kit.seed + 1000);

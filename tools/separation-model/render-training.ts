@@ -4,22 +4,33 @@
  * it never heard. Usage:
  *   node tools/separation-model/render-training.ts <out dir> [songs, default 340] [set, default 0] [focus]
  * Each set is other songs: set n draws them from each soundfont's seed + 1000 n (the first eight trainings had set 0).
- * A focus (FOCUSES) draws some parts' instruments from a few GM programs the network confuses, for targeted songs.
+ * A focus (FOCUSES) makes targeted songs: some parts' instruments drawn from a few GM programs the network
+ * confuses, or the drums played by kits sampled from acoustic drums.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { renderSong } from "../../test/corpus/render.ts";
 import type { SongSpec } from "../../test/corpus/song.ts";
 import { songSpecs } from "../../test/corpus/specs.ts";
-import { TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
+import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
+
+/** What a focus changes: the GM programs some parts draw from, or the kit that plays the drums. */
+interface Focus {
+  programs?: SongSpec["programs"];
+  /** The drums played by the acoustic kits (ACOUSTIC_DRUM_KITS, in turn) instead of the soundfont's GM kits. */
+  acousticDrums?: boolean;
+}
 
 /**
  * "square-lead": the thirteenth network took a square lead (GM 80) over choir aahs or a synth voice (GM 52, 54)
  * for the vocals, on three of the twenty scored corpus tracks (separation-leakage.ts); these songs play square and
  * saw leads (80, 81) over those voices.
+ * "acoustic-drums": the network's drums fell on drums synthesised outside General MIDI in four trainings; these
+ * songs' grooves, fills and cymbals are played by kits sampled from real drums.
  */
-const FOCUSES: Record<string, SongSpec["programs"]> = {
-  "square-lead": { lead: [80, 81], voice: [52, 54] },
+const FOCUSES: Record<string, Focus> = {
+  "square-lead": { programs: { lead: [80, 81], voice: [52, 54] } },
+  "acoustic-drums": { acousticDrums: true },
 };
 
 const out = process.argv[2];
@@ -33,19 +44,20 @@ if (!Number.isInteger(songs) || songs < 1 || !Number.isInteger(set) || set < 0) 
 if (focus !== undefined && !Object.hasOwn(FOCUSES, focus)) {
   throw new Error(`unknown focus "${focus}"; known: ${Object.keys(FOCUSES).join(", ")}`);
 }
-const programs = focus === undefined ? undefined : FOCUSES[focus];
+const chosen: Focus = focus === undefined ? {} : (FOCUSES[focus] as Focus);
 const prefix = `${set === 0 ? "train" : `train${set}`}${focus === undefined ? "" : `-${focus}`}`;
 const jobs = TRAINING_SOUNDFONTS.flatMap((font) =>
-  songSpecs(`${prefix}-${font.name}`, Math.round(songs * font.share), font.seed + 1000 * set).map((spec) => ({
-    spec: { ...spec, programs },
+  songSpecs(`${prefix}-${font.name}`, Math.round(songs * font.share), font.seed + 1000 * set).map((spec, i) => ({
+    spec: { ...spec, programs: chosen.programs },
     font,
+    drumKit: chosen.acousticDrums ? ACOUSTIC_DRUM_KITS[i % ACOUSTIC_DRUM_KITS.length] : undefined,
   })),
 );
 const worker = async () => {
   for (let job = jobs.shift(); job; job = jobs.shift()) {
     const dir = path.join(out, job.spec.id);
     if (fs.existsSync(path.join(dir, "truth.json"))) continue;
-    await renderSong(job.spec, dir, job.font.file);
+    await renderSong(job.spec, dir, job.font.file, job.drumKit);
     console.log(job.spec.id);
   }
 };

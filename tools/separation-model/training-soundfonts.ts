@@ -13,9 +13,19 @@ export const TRAINING_SOUNDFONTS = [
 /**
  * Acoustic drum kits sampled from real drums (Debian package avldrums.lv2-soundfont, the AVL Drumkits): a
  * 4-piece kit's kick, snare, hi-hats, toms and cymbals on the GM keys 36–61, in bank 0 program 0, so they are
- * played on an ordinary channel (render-drum-hits.ts).
+ * played on an ordinary channel (render-drum-hits.ts, and the drums of some songs in render-training.ts).
  */
 export const ACOUSTIC_DRUM_KITS = [
-  { name: "avl-black-pearl", file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2", seed: 18_008 },
-  { name: "avl-red-zeppelin", file: "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2", seed: 18_009 },
+  {
+    name: "avl-black-pearl",
+    file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2",
+    seed: 18_008,
+    keys: { first: 36, last: 61 },
+  },
+  {
+    name: "avl-red-zeppelin",
+    file: "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2",
+    seed: 18_009,
+    keys: { first: 36, last: 61 },
+  },
 ] as const;
