@@ -115,6 +115,13 @@ test("drums moved to a kit on an ordinary channel keep their rhythm, keys below 
       });
     });
   }
+  // The corpus' grooves play no key under 36, so the raise is checked on a part that does: GM 35 (a second kick).
+  const hits = [35, 36, 42, 61].map((midi, i) => ({ midi, time: i / 2, duration: 0.1, velocity: 0.8 }));
+  const [moved] = playedByKit([{ name: "drums", program: 25, channel: 9, volume: 100, pan: 64, notes: hits }], kit);
+  assert.deepEqual(
+    moved?.notes.map((note) => note.midi),
+    [36, 36, 42, 61],
+  );
 });
 
 /** 16-bit samples of a WAV written by encodeWav16 (44-byte header). */
