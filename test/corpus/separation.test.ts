@@ -43,10 +43,8 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
  * (method "classical"). Network measured (every 10th track, with the multichannel Wiener filter of
  * dsp/spatial-wiener.ts), development / held-out: drums 7.50 / 7.62, bass 8.48 / 7.44, vocals 3.50 / 12.10, other
  * 4.93 / 5.60 (tuning: 7.96, 8.81, 11.28, 3.75). Before its seventeenth training (the sixteenth): drums 7.16 / 7.47,
- * bass 8.12 / 7.13, vocals 3.25 / 12.17, other 4.62 / 5.50 (tuning: 7.82, 8.75, 11.14, 3.53). Before its sixteenth
- * (the fourteenth; the fifteenth run was not shipped): drums 7.19 / 7.22, bass 8.14 / 6.97, vocals 3.02 / 12.15,
- * other 4.48 / 5.44 (tuning: 7.63, 8.46, 11.11, 3.40); every earlier training's figures are in
- * tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 / 2.19 (oracle 10.34 /
+ * bass 8.12 / 7.13, vocals 3.25 / 12.17, other 4.62 / 5.50 (tuning: 7.82, 8.75, 11.14, 3.53); every earlier
+ * training's figures are in tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 / 2.19 (oracle 10.34 /
  * 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 / −4.21 (10.41 / 9.46).
  * Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are met by the network for
  * drums and bass on every split (drums 0.73 / 0.74 / 0.73, bass 0.77 / 0.77 / 0.701, development / tuning /
@@ -68,13 +66,9 @@ const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Recor
  * stems-drums (by default) return, and by stems-drums' classical method (HPSS). The network is held to issue 18's goal,
  * ≥ 90 % for every element. It (with the Wiener filter) measured: every element 100 % but the ride bell, 98 % (98.3 %
  * in each kit; the standard kit's floor tom 99.2 %). Before its seventeenth training: the ride bell 95.9 % in each
- * kit (the standard kit's floor tom 99.2 %); before its sixteenth: the ride bell 97.7 % in each kit
- * (the standard kit's open hi-hat 99.8 % and floor tom 99.9 %); before its fourteenth: the ride bell 97.1 % in each
- * kit; before its thirteenth, 96.8 %; before its eleventh: every element 100 % but the ride bell, 99 % (98.8 % in each
- * kit); before its tenth, the floor tom 99 % (the standard kit's alone 95.7 %); before its second, kick 93 %, snare
- * 94 % (every other training's figures: tools/separation-model/README.md); the classical masks: kick 95 %, snare 99 %,
- * side stick, clap and the closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %,
- * toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4
+ * kit (the standard kit's floor tom 99.2 %); before its second, kick 93 %, snare 94 %; every other training's figures
+ * are in tools/separation-model/README.md. The classical masks: kick 95 %, snare 99 %, side stick, clap and the
+ * closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4
  * points, measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open
  * hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 %
  * (Fitzgerald's two-way mask before the hit-decay rule: open hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms

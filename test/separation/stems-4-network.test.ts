@@ -52,11 +52,7 @@ test("the network on an espeak-ng voice over a repeating accompaniment: the voic
  * Gains over the mixture (dB) asserted: as measured less about 1 dB. Measured (with the Wiener filter of
  * dsp/spatial-wiener.ts): drums 5.25 dB SDR (mixture −7.61, oracle 10.73), vibrato line as vocals 4.72 (−2.44, 11.79),
  * bass + other 5.61 (0.13, 11.52), espeak-ng voice 10.08 (−3.87, 14.15). The network before its seventeenth training
- * (the sixteenth): 5.06, 4.13, 5.24, 9.95; before its sixteenth (the fourteenth; the fifteenth run was not shipped):
- * 5.54, 3.90, 5.22, 9.70; before its fourteenth
- * (the thirteenth): 5.71, 4.39, 5.51, 9.54; before its thirteenth (the eleventh): 5.99, 2.87, 4.73, 9.58; before its eleventh: 5.61, 2.89, 4.70, 9.42; before its tenth: 6.24, 2.78,
- * 4.72, 9.30 (the tenth, on new songs, raised every corpus figure but cost these drums 0.63 dB); every earlier
- * training's figures are in tools/separation-model/README.md.
+ * (the sixteenth): 5.06, 4.13, 5.24, 9.95; every earlier training's figures are in tools/separation-model/README.md.
  */
 const DRUMS_GAIN = 12.0;
 const VOICE_GAIN = 6.1;

@@ -85,9 +85,8 @@ describe("mixdown/stems-4 over HTTP", () => {
     };
     t.diagnostic(`SDR gains over the mixture (dB): ${JSON.stringify(gains)}`);
     // As measured with the network, less a margin: drums 12.6, vocals 10.5 (an espeak-ng voice, which training never
-    // heard; README), bass + other 7.7. Before its seventeenth training (the sixteenth) 12.6, 10.1 and 7.5; before its
-    // sixteenth (the fourteenth) 12.8, 10.0 and 7.5; before its fourteenth (the thirteenth) 12.7, 9.8 and 7.3; before
-    // its thirteenth (the eleventh) 13.2, 10.3 and 7.9; before its eleventh, drums 12.9; before its tenth, 13.3.
+    // heard; README), bass + other 7.7. Before its seventeenth training (the sixteenth) 12.6, 10.1 and 7.5; every
+    // earlier training's figures are in tools/separation-model/README.md.
     assert.ok(gains.drums > 12.0, `drums SDR ${sdr(drumStem as Float32Array[], drums)}`);
     assert.ok(gains.vocals > 9.0, `vocals SDR ${sdr(vocals as Float32Array[], voice)}`);
     assert.ok(gains["bass + other"] > 6.6, `bass + other SDR ${sdr(harmonic, harmony)}`);
