@@ -3,14 +3,12 @@
  * the drum stem): 8 s of hits at 120 BPM (quarters; eighths for the hi-hats and ride) with varied velocities,
  * then 3 s to ring out, in three FluidR3 kits (standard, power, TR-808). Rendered like the corpus (render.ts).
  */
-import { execFile } from "node:child_process";
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { GM } from "./drums.ts";
 import { midiFile } from "./midi.ts";
-import { readFloatWav, SAMPLE_RATE, SOUNDFONT } from "./render.ts";
+import { renderMidi, SAMPLE_RATE } from "./render.ts";
 import type { NoteEvent } from "./types.ts";
 
 export const KITS: Record<string, number> = { standard: 0, power: 16, "tr-808": 25 };
@@ -53,19 +51,6 @@ export interface DrumElementTake {
   channels: Float32Array[];
 }
 
-/** Renders MIDI bytes as render.ts does (float WAV, dynamic sample loading) and reads the audio back. */
-export async function fluidsynthFloat(midi: Buffer, scratch: string, soundfont = SOUNDFONT): Promise<Float32Array[]> {
-  await fsp.writeFile(`${scratch}.mid`, midi);
-  await promisify(execFile)("fluidsynth", [
-    ...["-ni", "-q", "-o", "synth.dynamic-sample-loading=1", "-O", "float", "-T", "wav"],
-    ...["-r", String(SAMPLE_RATE), "-F", `${scratch}.wav`, soundfont, `${scratch}.mid`],
-  ]);
-  const audio = readFloatWav(await fsp.readFile(`${scratch}.wav`));
-  await fsp.rm(`${scratch}.mid`);
-  await fsp.rm(`${scratch}.wav`);
-  return audio;
-}
-
 /**
  * The first `frames` of a render as stereo (a mono render in both channels, a short one padded with silence),
  * scaled so that its peak is `peak`; silence stays silent. `found` is the peak before scaling.
@@ -95,7 +80,7 @@ export async function drumElementTakes(): Promise<DrumElementTake[]> {
     for (const [kit, program] of Object.entries(KITS))
       for (const [element, key] of Object.entries(ELEMENTS)) {
         const part = { name: "drums" as const, program, channel: 9, volume: 127, pan: 64, notes: hits(key) };
-        const audio = await fluidsynthFloat(midiFile([part]), path.join(dir, "take"));
+        const audio = await renderMidi(midiFile([part]), path.join(dir, "take"));
         const channels = audio.slice(0, 2).map((channel) => {
           const out = new Float32Array(frames);
           out.set(channel.subarray(0, frames));

@@ -45,24 +45,25 @@ export function readFloatWav(bytes: Buffer): Float32Array[] {
   throw new Error("no data chunk in WAV");
 }
 
-async function fluidsynth(midi: string, wav: string, soundfont: string): Promise<void> {
+/**
+ * MIDI bytes rendered by FluidSynth as planar float channels (a float WAV, so nothing clips or is dithered), by
+ * way of `<scratch>.mid` and `<scratch>.wav`, which are removed after.
+ */
+export async function renderMidi(midi: Buffer, scratch: string, soundfont = SOUNDFONT): Promise<Float32Array[]> {
+  await fsp.writeFile(`${scratch}.mid`, midi);
   await execFileAsync("fluidsynth", [
     "-ni",
     "-q",
     // Loads only the samples the song plays: half the time, and the same audio within 1e-4.
     "-o",
     "synth.dynamic-sample-loading=1",
-    "-O",
-    "float",
-    "-T",
-    "wav",
-    "-r",
-    String(SAMPLE_RATE),
-    "-F",
-    wav,
-    soundfont,
-    midi,
+    ...["-O", "float", "-T", "wav", "-r", String(SAMPLE_RATE)],
+    ...["-F", `${scratch}.wav`, soundfont, `${scratch}.mid`],
   ]);
+  const audio = readFloatWav(await fsp.readFile(`${scratch}.wav`));
+  await fsp.rm(`${scratch}.mid`);
+  await fsp.rm(`${scratch}.wav`);
+  return audio;
 }
 
 /**
@@ -74,12 +75,14 @@ export interface DrumKit {
   keys: { first: number; last: number };
 }
 
-/** Drum parts moved to such a kit: channel 0, program 0, keys below its first raised to it (35 → 36, a kick). */
+/** The channel and program that play such a kit. */
+export const KIT_VOICE = { channel: 0, program: 0 } as const;
+
+/** Drum parts moved to such a kit (KIT_VOICE), keys below its first raised to it (35 → 36, a kick). */
 export function playedByKit(parts: readonly Part[], kit: DrumKit): Part[] {
   return parts.map((part) => ({
     ...part,
-    channel: 0,
-    program: 0,
+    ...KIT_VOICE,
     notes: part.notes.map((note) => ({ ...note, midi: Math.max(kit.keys.first, note.midi) })),
   }));
 }
@@ -101,15 +104,10 @@ export async function renderSong(spec: SongSpec, dir: string, soundfont = SOUNDF
     const own = kit ? playedByKit(stemParts, kit) : stemParts;
     const audio = [new Float32Array(frames), new Float32Array(frames)];
     if (own.length > 0) {
-      const midi = path.join(dir, `${stem}.mid`);
-      const raw = path.join(dir, `${stem}.f32.wav`);
-      await fsp.writeFile(midi, midiFile(own));
-      await fluidsynth(midi, raw, kit?.file ?? soundfont);
-      readFloatWav(await fsp.readFile(raw)).forEach((channel, c) => {
+      const rendered = await renderMidi(midiFile(own), path.join(dir, `${stem}.f32`), kit?.file ?? soundfont);
+      rendered.forEach((channel, c) => {
         audio[c]?.set(channel.subarray(0, frames));
       });
-      await fsp.rm(raw);
-      await fsp.rm(midi);
     }
     stems.set(stem, audio);
   }

@@ -8,9 +8,9 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { encodeWav16 } from "../../src/media/wav.ts";
-import { fluidsynthFloat, peakNormalisedStereo } from "./drum-elements.ts";
+import { peakNormalisedStereo } from "./drum-elements.ts";
 import { midiFile } from "./midi.ts";
-import { SAMPLE_RATE } from "./render.ts";
+import { renderMidi, SAMPLE_RATE } from "./render.ts";
 import { composeSong, type SongSpec } from "./song.ts";
 import type { NoteEvent, PartName } from "./types.ts";
 
@@ -36,7 +36,7 @@ export async function renderSoloPart(spec: SongSpec, name: PartName, dir: string
   const part = parts.find((p) => p.name === name);
   if (!part) return undefined;
   const file = path.join(dir, `${spec.id}-${name}.wav`);
-  const raw = await fluidsynthFloat(midiFile([part]), path.join(dir, `${spec.id}-${name}-raw`));
+  const raw = await renderMidi(midiFile([part]), path.join(dir, `${spec.id}-${name}-raw`));
   const frames = Math.round(truth.duration * SAMPLE_RATE);
   const { channels } = peakNormalisedStereo(raw, frames, PEAK);
   await fsp.writeFile(file, encodeWav16(channels, SAMPLE_RATE));

@@ -11,9 +11,9 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { encodeWav16 } from "../../src/media/wav.ts";
-import { fluidsynthFloat, peakNormalisedStereo } from "../../test/corpus/drum-elements.ts";
+import { peakNormalisedStereo } from "../../test/corpus/drum-elements.ts";
 import { midiFile } from "../../test/corpus/midi.ts";
-import { SAMPLE_RATE } from "../../test/corpus/render.ts";
+import { KIT_VOICE, renderMidi, SAMPLE_RATE } from "../../test/corpus/render.ts";
 import type { NoteEvent } from "../../test/corpus/types.ts";
 import { Rng } from "../../test/music/synth.ts";
 import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
@@ -50,7 +50,7 @@ const frames = TAKE_SECONDS * SAMPLE_RATE;
 /** Each kit: its soundfont, the channel and program that play it, the keys it has. */
 const kits = [
   ...TRAINING_SOUNDFONTS.map((font) => ({ ...font, channel: 9, programs: KIT_PROGRAMS, keys: GM_KEYS })),
-  ...ACOUSTIC_DRUM_KITS.map((kit) => ({ ...kit, channel: 0, programs: [0] })),
+  ...ACOUSTIC_DRUM_KITS.map((kit) => ({ ...kit, channel: KIT_VOICE.channel, programs: [KIT_VOICE.program] })),
 ];
 for (const kit of kits) {
   const rng = new Rng(kit.seed + 1000);
@@ -60,7 +60,7 @@ for (const kit of kits) {
     const target = path.join(out, `${kit.name}-${String(i).padStart(3, "0")}.wav`);
     if (fs.existsSync(target) || notes.length === 0) continue;
     const part = { name: "drums" as const, program, channel: kit.channel, volume: 127, pan: 40 + rng.int(49), notes };
-    const audio = await fluidsynthFloat(midiFile([part]), `${target}.scratch`, kit.file);
+    const audio = await renderMidi(midiFile([part]), `${target}.scratch`, kit.file);
     const { channels, found } = peakNormalisedStereo(audio, frames, PEAK);
     if (found === 0) continue;
     await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
