@@ -5,7 +5,7 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * al., JOSS 2019, after Nugraha, Liutkus & Vincent, IEEE/ACM TASLP 2016), one iteration. A source's power in a
  * cell is its mask times the mixture's power, and per frequency it has a 2×2 covariance estimated from its
  * masked mixture over the whole recording:
- *   A_j(f) = Σ_t m_j^1.25 x xᴴ / Σ_t m_j (|x_L|² + |x_R|²)/2.
+ *   A_j(f) = Σ_t m_j^1.5 x xᴴ / Σ_t m_j (|x_L|² + |x_R|²)/2.
  * Its estimate is y_j = m_j A_j Q⁻¹ x with Q = Σ_j m_j A_j, so the estimates add up to the mixture. A_j holds
  * where the source sits (a guitar panned left, a voice in the centre), and by its scale c_j(f) how sure the
  * masks are of the source at that frequency over the recording (1 where its mask is 1 whenever it sounds):
@@ -17,11 +17,15 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * SI-SDR (dB) on the corpus' ten tuning tracks, then on material made another way (test/separation/
  * stems-4-network.test.ts: synthesised drums, a vibrato line as vocals, bass + other, an espeak-ng voice):
  * - the masks alone: 5.82 / 3.57 / 4.38 / −0.56; 3.91, 0.75, 2.71, −0.66;
- * - power 1.25 (this): 6.37 / 3.96 / 4.68 / −0.21; 4.11, 0.63, 2.77, −0.83;
+ * - power 1.25: 6.37 / 3.96 / 4.68 / −0.21; 4.11, 0.63, 2.77, −0.83;
  * - power 1.5: 6.58 / 4.07 / 4.87 / −0.18; 4.21, 0.32, 2.70, −1.08;
  * - power 2: 6.73 / 4.13 / 5.05 / −0.24; 4.28, −0.17, 2.56, −1.47.
- * Above 1.25 the corpus gains a little more and the voices made another way lose: a voice the network is unsure
- * of is taken for less sure still. In PyTorch (train.py's chunking: masks alone 5.81 / 3.57 / 4.45 / −0.51 on
+ * Above 1.25 the corpus gained a little more and the voices made another way lost: a voice the network is unsure
+ * of is taken for less sure still. Power 1.5 (this) since the seventeenth network, which is surer of the voices:
+ * against 1.25 every corpus figure rises, by 0.02–0.09 dB (`test/corpus/separation.test.ts`, `separation-report.ts`;
+ * held-out other 5.60 → 5.69 dB), the six espeak-ng voices by 0.01–0.09 dB (`voices-report.ts`), the espeak voice
+ * over a loop 10.08 → 10.14; the synthesised drums, vibrato line and harmony lose 0.04–0.07 dB
+ * (`stems-4-network.test.ts`, `stems-4.test.ts`), the two-stem report's drums 0.05–0.09. In PyTorch (train.py's chunking: masks alone 5.81 / 3.57 / 4.45 / −0.51 on
  * tuning, power 2 6.73 / 4.13 / 5.12 / −0.18), also tried: power 1 5.89 / 3.76 / 4.40 / −0.25; at power 2,
  * powers m_j² as the shares (Open-Unmix's) 6.05 / 3.89 / 4.61 / −0.82, a second iteration 6.46 / 4.13 / 4.96 /
  * −0.70, and A_j per 12-second block 6.67 / 4.07 / 5.01 / −0.31.
@@ -67,8 +71,8 @@ export function spatialWiener(
   const rest = new Float64Array(bins);
 
   const accumulate = (at: number, share: number, f: number) => {
-    // share^1.25: the power of m_j in A_j (above)
-    const w = share * Math.sqrt(Math.sqrt(Math.max(0, share)));
+    // share^1.5: the power of m_j in A_j (above)
+    const w = share * Math.sqrt(Math.max(0, share));
     a11[at] = (a11[at] as number) + w * (ll[f] as number);
     a22[at] = (a22[at] as number) + w * (rr[f] as number);
     a12re[at] = (a12re[at] as number) + w * (cre[f] as number);
