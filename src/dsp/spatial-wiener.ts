@@ -23,11 +23,11 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * Above 1.25 the corpus gained a little more and the voices made another way lost: a voice the network is unsure
  * of is taken for less sure still. Power 1.5 (this) since the seventeenth network, which is surer of the voices:
  * against 1.25 every corpus figure rises, by 0.02–0.09 dB (`test/corpus/separation.test.ts`, `separation-report.ts`;
- * held-out other 5.60 → 5.69 dB), the six espeak-ng voices by 0.01–0.09 dB (`voices-report.ts`), the espeak voice
- * over a loop 10.08 → 10.14; the synthesised drums, vibrato line and harmony lose 0.04–0.07 dB
- * (`stems-4-network.test.ts`, `stems-4.test.ts`), the two-stem report's drums 0.05–0.09. In PyTorch (train.py's chunking: masks alone 5.81 / 3.57 / 4.45 / −0.51 on
- * tuning, power 2 6.73 / 4.13 / 5.12 / −0.18), also tried: power 1 5.89 / 3.76 / 4.40 / −0.25; at power 2,
- * powers m_j² as the shares (Open-Unmix's) 6.05 / 3.89 / 4.61 / −0.82, a second iteration 6.46 / 4.13 / 4.96 /
+ * held-out other 5.60 → 5.69 dB), the six espeak-ng voices by 0.01–0.09 dB (`voices-report.ts`), the espeak voice over
+ * a loop 10.08 → 10.14; the synthesised drums, vibrato line and harmony lose 0.04–0.07 dB (`stems-4-network.test.ts`,
+ * `stems-4.test.ts`), the two-stem report's drums 0.05–0.09. In PyTorch (train.py's chunking: masks alone 5.81 / 3.57 /
+ * 4.45 / −0.51 on tuning, power 2 6.73 / 4.13 / 5.12 / −0.18), also tried: power 1 5.89 / 3.76 / 4.40 / −0.25; at power
+ * 2, powers m_j² as the shares (Open-Unmix's) 6.05 / 3.89 / 4.61 / −0.82, a second iteration 6.46 / 4.13 / 4.96 /
  * −0.70, and A_j per 12-second block 6.67 / 4.07 / 5.01 / −0.31.
  */
 

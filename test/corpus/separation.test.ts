@@ -41,17 +41,16 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
 /**
  * stems-4 mean SDR per stem (dB), as measured less 0.5 dB, by the network (its default) and by the classical masks
  * (method "classical"). Network measured (every 10th track, with the multichannel Wiener filter of
- * dsp/spatial-wiener.ts, power 1.5), development / held-out: drums 7.55 / 7.64, bass 8.57 / 7.51, vocals 3.56 /
- * 12.16, other 5.00 / 5.69 (tuning: 7.98, 8.83, 11.30, 3.81); with the filter's power at 1.25: drums 7.50 / 7.62,
- * bass 8.48 / 7.44, vocals 3.50 / 12.10, other 4.93 / 5.60. Before its seventeenth training (the sixteenth, power
- * 1.25): drums 7.16 / 7.47,
- * bass 8.12 / 7.13, vocals 3.25 / 12.17, other 4.62 / 5.50 (tuning: 7.82, 8.75, 11.14, 3.53); every earlier
- * training's figures are in tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 / 2.19 (oracle 10.34 /
- * 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 / −4.21 (10.41 / 9.46).
- * Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are met by the network for
- * drums and bass on every split (drums 0.73 / 0.74 / 0.73, bass 0.77 / 0.78 / 0.71, development / tuning /
- * held-out), for vocals on the held-out and tuning splits (0.82 and 0.76; development 0.35) and for other on the
- * held-out split (0.60; development 0.48, tuning 0.49; README).
+ * dsp/spatial-wiener.ts, power 1.5), development / held-out: drums 7.55 / 7.64, bass 8.57 / 7.51, vocals 3.56 / 12.16,
+ * other 5.00 / 5.69 (tuning: 7.98, 8.83, 11.30, 3.81); with the filter's power at 1.25: drums 7.50 / 7.62, bass 8.48 /
+ * 7.44, vocals 3.50 / 12.10, other 4.93 / 5.60. Before its seventeenth training (the sixteenth, power 1.25): drums 7.16
+ * / 7.47, bass 8.12 / 7.13, vocals 3.25 / 12.17, other 4.62 / 5.50 (tuning: 7.82, 8.75, 11.14, 3.53); every earlier
+ * training's figures are in tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 /
+ * 2.19 (oracle 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 /
+ * −4.21 (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are met by
+ * the network for drums and bass on every split (drums 0.73 / 0.74 / 0.73, bass 0.77 / 0.78 / 0.71, development /
+ * tuning / held-out), for vocals on the held-out and tuning splits (0.82 and 0.76; development 0.35) and for other on
+ * the held-out split (0.60; development 0.48, tuning 0.49; README).
  */
 const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Record<FourStem, number>>> = {
   network: {
@@ -68,12 +67,13 @@ const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Recor
  * Share of each drum element's energy kept in drums (mean of 3 kits) by the network, whose drums stems-4 and
  * stems-drums (by default) return, and by stems-drums' classical method (HPSS). The network is held to issue 18's goal,
  * ≥ 90 % for every element. It (with the Wiener filter) measured: every element 100 % but the ride bell, 98 % (98.4 %
- * in each kit; the standard kit's floor tom 99.6 %; with the filter's power at 1.25, 98.3 and 99.2 %). Before its seventeenth training: the ride bell 95.9 % in each
- * kit (the standard kit's floor tom 99.2 %); before its second, kick 93 %, snare 94 %; every other training's figures
- * are in tools/separation-model/README.md. The classical masks: kick 95 %, snare 99 %, side stick, clap and the
- * closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %, ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4
- * points, measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open
- * hi-hat 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 %
+ * in each kit; the standard kit's floor tom 99.6 %; with the filter's power at 1.25, 98.3 and 99.2 %). Before its
+ * seventeenth training: the ride bell 95.9 % in each kit (the standard kit's floor tom 99.2 %); before its second, kick
+ * 93 %, snare 94 %; every other training's figures are in tools/separation-model/README.md. The classical masks: kick
+ * 95 %, snare 99 %, side stick, clap and the closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %,
+ * ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4 points,
+ * measured: kick 95 %, snare 99 %, side stick 100 %, clap 100 %, closed hi-hat 100 %, pedal hi-hat 100 %, open hi-hat
+ * 87 %, crash 97 %, ride 88 %, ride bell 75 %, high tom 84 %, mid tom 81 %, floor tom 87 %, tambourine 100 %
  * (Fitzgerald's two-way mask before the hit-decay rule: open hi-hat 46 %, crash 35 %, ride 50 %, ride bell 24 %, toms
  * 71–81 %); it misses the goal for the open hi-hat, the ride, the ride bell and the toms.
  */
