@@ -25,10 +25,13 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * against 1.25 every corpus figure rises, by 0.02–0.09 dB (`test/corpus/separation.test.ts`, `separation-report.ts`;
  * held-out other 5.60 → 5.69 dB), the six espeak-ng voices by 0.01–0.09 dB (`voices-report.ts`), the espeak voice over
  * a loop 10.08 → 10.14; the synthesised drums, vibrato line and harmony lose 0.04–0.07 dB (`stems-4-network.test.ts`,
- * `stems-4.test.ts`), the two-stem report's drums 0.05–0.09. In PyTorch (train.py's chunking: masks alone 5.81 / 3.57 /
- * 4.45 / −0.51 on tuning, power 2 6.73 / 4.13 / 5.12 / −0.18), also tried: power 1 5.89 / 3.76 / 4.40 / −0.25; at power
- * 2, powers m_j² as the shares (Open-Unmix's) 6.05 / 3.89 / 4.61 / −0.82, a second iteration 6.46 / 4.13 / 4.96 /
- * −0.70, and A_j per 12-second block 6.67 / 4.07 / 5.01 / −0.31.
+ * `stems-4.test.ts`), the two-stem report's drums 0.05–0.09. Power 2 with the seventeenth network, against 1.5: the
+ * corpus −0.01 to +0.10 dB (held-out other 5.79), the espeak-ng voices +0.02–0.12; the synthesised drums, vibrato line
+ * and harmony −0.07 to −0.11, the network's drums of `stems-4.test.ts`, `workflows.test.ts` and the two-stem report
+ * −0.11 to −0.16: material made another way loses as much as the corpus gains, so 1.5 stays. In PyTorch (train.py's
+ * chunking: masks alone 5.81 / 3.57 / 4.45 / −0.51 on tuning, power 2 6.73 / 4.13 / 5.12 / −0.18), also tried: power 1
+ * 5.89 / 3.76 / 4.40 / −0.25; at power 2, powers m_j² as the shares (Open-Unmix's) 6.05 / 3.89 / 4.61 / −0.82, a
+ * second iteration 6.46 / 4.13 / 4.96 / −0.70, and A_j per 12-second block 6.67 / 4.07 / 5.01 / −0.31.
  */
 
 /** Relative floor added to Q's diagonal (its trace is at most 2): keeps Q⁻¹ finite where Q is nearly singular. */
