@@ -7,9 +7,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { STEMS } from "../../test/corpus/types.ts";
 import { readWav16 } from "../../test/corpus/wav16.ts";
 
-const STEMS = ["drums", "bass", "vocals", "other"] as const;
 const root = process.argv[2];
 if (!root) throw new Error("usage: stem-levels.ts <dir> [name filter]");
 const filter = process.argv[3] ?? "";
@@ -38,4 +38,6 @@ console.log(`${levels.length} songs in ${root} matching "${filter}": median (10t
 STEMS.forEach((stem, k) => {
   console.log(`  ${stem.padEnd(7)} over the mixture ${spread(column(k))}`);
 });
-console.log(`  other over vocals ${spread(levels.map((row) => (row[3] as number) - (row[2] as number)))}`);
+const other = column(STEMS.indexOf("other"));
+const vocals = column(STEMS.indexOf("vocals"));
+console.log(`  other over vocals ${spread(other.map((level, i) => level - (vocals[i] as number)))}`);

@@ -66,8 +66,8 @@ SPEECH_SCALE = 0.5
 DRUM_HITS_SHARE = float(os.environ.get("DRUM_HITS_SHARE", 1 / 4))
 SOLO_SHARE = 0.1
 # Each stem's gain is drawn uniformly in GAIN_DB dB ("low,high"), -9..+3 for every shipped training. The test
-# corpus' FluidR3 plays other about 3 dB louder against the voice than the training soundfonts (median), so the
-# nineteenth run drew -15..+5: development and held-out fell on every stem (tools/separation-model/README.md).
+# corpus' FluidR3 plays other 1.1-2.6 dB louder against the voice than the training soundfonts (median per split,
+# stem-levels.ts), so the nineteenth run drew -15..+5: development and held-out fell on every stem (README).
 GAIN_DB = tuple(float(v) for v in os.environ.get("GAIN_DB", "-9,3").split(","))
 
 
