@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import fsp from "node:fs/promises";
 import { test } from "node:test";
+import tonejs from "@tonejs/midi";
 import { CHORD_VOCABULARY } from "../music/theory.ts";
 import { corpusSpecs, renderedCorpus, SPLITS, type Split } from "./corpus.ts";
+import { midiFile } from "./midi.ts";
 import { playedByKit } from "./render.ts";
 import { composeSong } from "./song.ts";
 import type { CorpusTruth } from "./types.ts";
@@ -92,6 +94,26 @@ test("a spec's programs change only the instruments of the parts they name", () 
       assert.equal(part.program, expected, `${spec.id}: ${part.name} program`);
     });
     assert.deepEqual(focused.truth.chords, usual.truth.chords, spec.id);
+  }
+});
+
+test("a spec's mod wheel values reach the MIDI of the parts they name, and the corpus' songs have none", () => {
+  const modWheel = (parts: Parameters<typeof midiFile>[0]) =>
+    new tonejs.Midi(midiFile(parts)).tracks.map((track) =>
+      (track.controlChanges[1] ?? []).map((cc) => Math.round(cc.value * 127)),
+    );
+  for (const spec of corpusSpecs("development").slice(0, 8)) {
+    const usual = composeSong(spec);
+    const focused = composeSong({ ...spec, modulation: { lead: [64] } });
+    assert.deepEqual(modWheel(usual.parts).flat(), [], `${spec.id}: no mod wheel in the corpus`);
+    assert.deepEqual(
+      modWheel(focused.parts),
+      focused.parts.map((part) => (part.name === "lead" ? [64] : [])),
+      spec.id,
+    );
+    focused.parts.forEach((part, i) => {
+      assert.deepEqual(part.notes, usual.parts[i]?.notes, `${spec.id}: ${part.name}`);
+    });
   }
 });
 

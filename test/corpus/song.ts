@@ -33,6 +33,8 @@ export interface SongSpec {
   pickupBeats: number;
   /** GM programs to draw a part's instrument from instead of the usual ones (targeted training songs). */
   programs?: Partial<Record<"bass" | "pad" | "lead" | "voice", readonly number[]>>;
+  /** Mod wheel values (CC 1, vibrato) to draw a part's from; parts not named get none (targeted training songs). */
+  modulation?: Partial<Record<PartName, readonly number[]>>;
 }
 
 type DrumMode = "none" | "light" | "full" | "half";
@@ -293,6 +295,7 @@ export function composeSong(spec: SongSpec): { parts: Part[]; truth: CorpusTruth
       program: programs[name],
       channel: CHANNEL[name],
       ...mix[name],
+      ...(spec.modulation?.[name] && { modulation: rng.pick(spec.modulation[name]) }),
       notes: notes[name].sort((a, b) => a.time - b.time || a.midi - b.midi),
     }));
   const truth: CorpusTruth = {

@@ -34,6 +34,8 @@ export interface Part {
   /** Channel volume (CC 7) and pan (CC 10), 0..127. */
   volume: number;
   pan: number;
+  /** Mod wheel (CC 1), 0..127, when set: every SF2 preset answers it with its vibrato LFO (training songs only). */
+  modulation?: number;
   notes: NoteEvent[];
 }
 
