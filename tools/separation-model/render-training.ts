@@ -14,10 +14,12 @@ import type { SongSpec } from "../../test/corpus/song.ts";
 import { songSpecs } from "../../test/corpus/specs.ts";
 import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
 
-/** What a focus changes: the GM programs some parts draw from, or the kit that plays the drums. */
+/**
+ * What a focus changes: the song spec's fields it sets (the GM programs some parts draw from, their mod wheel), or
+ * the kit that plays the drums.
+ */
 interface Focus {
-  programs?: SongSpec["programs"];
-  modulation?: SongSpec["modulation"];
+  song?: Pick<SongSpec, "programs" | "modulation">;
   /** The drums played by the acoustic kits (ACOUSTIC_DRUM_KITS, in turn) instead of the soundfont's GM kits. */
   acousticDrums?: boolean;
 }
@@ -36,11 +38,13 @@ interface Focus {
  * 051, the voice into other 8 -> 15 %; not shipped (tools/separation-model/README.md).
  */
 const FOCUSES: Record<string, Focus> = {
-  "square-lead": { programs: { lead: [80, 81], voice: [52, 54] } },
+  "square-lead": { song: { programs: { lead: [80, 81], voice: [52, 54] } } },
   "acoustic-drums": { acousticDrums: true },
   "vibrato-lead": {
-    programs: { lead: [80, 81, 80, 81, 73, 65, 56, 71, 40, 68], voice: [52, 54, 52, 54, 53, 85] },
-    modulation: { lead: [15, 30, 45, 60, 80], voice: [0, 0, 0, 20, 40, 60] },
+    song: {
+      programs: { lead: [80, 81, 80, 81, 73, 65, 56, 71, 40, 68], voice: [52, 54, 52, 54, 53, 85] },
+      modulation: { lead: [15, 30, 45, 60, 80], voice: [0, 0, 0, 20, 40, 60] },
+    },
   },
 };
 
@@ -59,7 +63,7 @@ const chosen: Focus = focus === undefined ? {} : (FOCUSES[focus] as Focus);
 const prefix = `${set === 0 ? "train" : `train${set}`}${focus === undefined ? "" : `-${focus}`}`;
 const jobs = TRAINING_SOUNDFONTS.flatMap((font) =>
   songSpecs(`${prefix}-${font.name}`, Math.round(songs * font.share), font.seed + 1000 * set).map((spec, i) => ({
-    spec: { ...spec, programs: chosen.programs, modulation: chosen.modulation },
+    spec: { ...spec, ...chosen.song },
     font,
     drumKit: chosen.acousticDrums ? ACOUSTIC_DRUM_KITS[i % ACOUSTIC_DRUM_KITS.length] : undefined,
   })),
