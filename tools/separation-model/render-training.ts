@@ -30,9 +30,10 @@ interface Focus {
  * saw leads (80, 81) over those voices.
  * "acoustic-drums": the network's drums fell on drums synthesised outside General MIDI in four trainings; these
  * songs' grooves, fills and cymbals are played by kits sampled from real drums.
- * "vibrato-lead": the corpus' FluidR3 square lead has a vibrato (3.7 cents SD over a held note) and the training
- * soundfonts' leads have none but MuseScore's, so vibrato meant "voice" to the network: with FluidR3, 47 % of
- * development-041's other went to vocals, 8-25 % with the training soundfonts. These songs play leads (square
+ * "vibrato-lead": the corpus' FluidR3 square lead has a vibrato (5.3 cents deep at 5.1 Hz, vibrato-depth.ts) and
+ * the training soundfonts' square leads have none (under 3 cents, none periodic), so vibrato meant "voice" to
+ * the network: with FluidR3, 47 % of development-041's other went to vocals, 8-25 % with the training
+ * soundfonts. These songs play leads (square
  * and saw in two draws of five) with the mod wheel up, and the voice with it up in half of them, so vibrato
  * tells neither apart. The twentieth run trained on them: other into vocals 47 -> 38 % on development-041 and
  * 051, the voice into other 8 -> 15 %; not shipped (tools/separation-model/README.md).
