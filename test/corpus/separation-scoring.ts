@@ -1,6 +1,6 @@
 /**
- * The separation scoring shared by test/corpus/separation.test.ts and test/corpus/separation-report.ts: each
- * classical separator on one rendered track against its true stems. SDR is test/helpers/sdr.ts's (BSS-eval's
+ * The separation scoring shared by test/corpus/separation.test.ts and test/corpus/separation-report.ts: stems-4's
+ * network and each classical separator on one rendered track against its true stems. SDR is test/helpers/sdr.ts's (BSS-eval's
  * projection without the distortion filter, i.e. SI-SDR); the oracle is the ideal ratio mask
  * |S|² / (|S|² + |R|²) of the true stems on the same STFT as the method's.
  */
@@ -15,8 +15,9 @@ import { readWav16 } from "./wav16.ts";
 
 export const SAMPLE_RATE = 44100;
 /**
- * Every TRACK_STEP-th track of each split (separation costs ~2 s of CPU a track, ten times the analysis);
- * CORPUS_SEPARATION_STEP=1 evaluates every track (figures only).
+ * The classical separators are scored on every TRACK_STEP-th track of each split (about 9 s a track, with the
+ * oracles and figures); CORPUS_SEPARATION_STEP=1 scores them on every track (figures only). The network is scored
+ * on every track (about 6 s a track): its figures on every 10th track strayed by up to 0.4 of the oracle.
  */
 export const TRACK_STEP = 10;
 
@@ -72,36 +73,51 @@ export function figures(mix: Stereo, target: Stereo, rest: Stereo, estimate: Ste
   };
 }
 
-export interface TrackFigures {
-  /** stems-4 by its default method, Mixdown's network. */
-  stems4: Record<FourStem, Figures>;
+interface TrackAudio {
+  mix: Stereo;
+  sources: Record<FourStem, Stereo>;
+}
+
+async function readTrack(track: RenderedTrack): Promise<TrackAudio> {
+  const [mix, drums, bass, vocals, other] = (await Promise.all(
+    [track.mixture, track.stems.drums, track.stems.bass, track.stems.vocals, track.stems.other].map((f) =>
+      readWav16(f),
+    ),
+  )) as Stereo[];
+  return { mix: mix as Stereo, sources: { drums, bass, vocals, other } as Record<FourStem, Stereo> };
+}
+
+/** Each of four estimated stems against its true stem. */
+const scoreFour = ({ mix, sources }: TrackAudio, four: Record<FourStem, Stereo>) =>
+  Object.fromEntries(
+    FOUR_STEM_NAMES.map((name) => [name, figures(mix, sources[name], subtract(mix, sources[name]), four[name])]),
+  ) as Record<FourStem, Figures>;
+
+/** stems-4 by its default method, Mixdown's network, on one track. */
+export async function separateByNetwork(track: RenderedTrack): Promise<Record<FourStem, Figures>> {
+  const audio = await readTrack(track);
+  return scoreFour(audio, await fourStemsNetwork({ sampleRate: SAMPLE_RATE, channels: audio.mix }));
+}
+
+export interface ClassicalFigures {
   /** stems-4 with method "classical". */
-  stems4Classical: Record<FourStem, Figures>;
+  stems4: Record<FourStem, Figures>;
   /** stems-drums: drums vs bass + vocals + other. */
   drums: Figures;
   /** stems-vocals-accompaniment: the voice line vs everything else. */
   vocals: Figures;
 }
 
-/** Every separator on one track. */
-export async function separate(track: RenderedTrack): Promise<TrackFigures> {
-  const [mix, drums, bass, vocals, other] = (await Promise.all(
-    [track.mixture, track.stems.drums, track.stems.bass, track.stems.vocals, track.stems.other].map((f) =>
-      readWav16(f),
-    ),
-  )) as Stereo[];
-  const m = mix as Stereo;
-  const pcm = { sampleRate: SAMPLE_RATE, channels: m };
-  const sources = { drums, bass, vocals, other } as Record<FourStem, Stereo>;
-  const scored = (four: Record<FourStem, Stereo>) =>
-    Object.fromEntries(
-      FOUR_STEM_NAMES.map((name) => [name, figures(m, sources[name], subtract(m, sources[name]), four[name])]),
-    ) as Record<FourStem, Figures>;
+/** The classical separators on one track. */
+export async function separateClassically(track: RenderedTrack): Promise<ClassicalFigures> {
+  const audio = await readTrack(track);
+  const { mix, sources } = audio;
+  const { drums, bass, vocals, other } = sources;
+  const pcm = { sampleRate: SAMPLE_RATE, channels: mix };
   return {
-    stems4: scored(await fourStemsNetwork(pcm)),
-    stems4Classical: scored(fourStemsClassical(pcm)),
-    drums: figures(m, drums as Stereo, add(bass as Stereo, vocals as Stereo, other as Stereo), drumsByHpss(pcm)),
-    vocals: figures(m, vocals as Stereo, add(drums as Stereo, bass as Stereo, other as Stereo), vocalsByRepetSim(pcm)),
+    stems4: scoreFour(audio, fourStemsClassical(pcm)),
+    drums: figures(mix, drums, add(bass, vocals, other), drumsByHpss(pcm)),
+    vocals: figures(mix, vocals, add(drums, bass, other), vocalsByRepetSim(pcm)),
   };
 }
 
@@ -138,50 +154,55 @@ export function stemsFourSummary(four: Record<FourStem, Figures[]>): StemsFourSu
   ) as StemsFourSummary;
 }
 
-export interface SplitFigures {
+/** Whether a track is one of every `step`-th of its split (the first, the (step + 1)-th, …): the tracks scored. */
+export const isScored = (id: string, step: number): boolean => (Number(id.slice(-3)) - 1) % step === 0;
+
+const fixed = (f: Figures) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round2(v)]));
+const stemLine = (stems: Record<FourStem, Figures>) =>
+  Object.entries(stems)
+    .map(([name, f]) => `${name} ${f.target.toFixed(2)} / ${f.oracleTarget.toFixed(2)}`)
+    .join(", ");
+
+/** stems-4's network on every `step`-th track of a split; `log` receives a line per track. */
+export async function scoreNetwork(
+  split: Split,
+  step: number,
+  log: (line: string) => void,
+): Promise<{ tracks: number; stems4: StemsFourSummary }> {
+  const tracks = await renderedCorpus(split, (spec) => isScored(spec.id, step));
+  const four: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };
+  for (const track of tracks) {
+    const stems = await separateByNetwork(track);
+    for (const name of FOUR_STEM_NAMES) four[name].push(stems[name]);
+    log(`${track.id} stems-4 network (estimate / oracle dB): ${stemLine(stems)}`);
+  }
+  return { tracks: tracks.length, stems4: stemsFourSummary(four) };
+}
+
+export interface ClassicalSplitFigures {
   tracks: number;
   drums: ReturnType<typeof summary>;
   vocals: ReturnType<typeof summary>;
   stems4: StemsFourSummary;
-  stems4Classical: StemsFourSummary;
 }
 
-/** Whether a track is one of every `step`-th of its split (the first, the (step + 1)-th, …): the tracks scored. */
-export const isScored = (id: string, step: number): boolean => (Number(id.slice(-3)) - 1) % step === 0;
-
-/** Every `step`-th track of a split, scored; `log` receives a line per track. */
-export async function scoreSplit(split: Split, step: number, log: (line: string) => void): Promise<SplitFigures> {
+/** The classical separators on every `step`-th track of a split; `log` receives lines per track. */
+export async function scoreClassical(
+  split: Split,
+  step: number,
+  log: (line: string) => void,
+): Promise<ClassicalSplitFigures> {
   const tracks = await renderedCorpus(split, (spec) => isScored(spec.id, step));
   const drums: Figures[] = [];
   const vocals: Figures[] = [];
   const four: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };
-  const fourClassical: Record<FourStem, Figures[]> = { drums: [], bass: [], vocals: [], other: [] };
   for (const track of tracks) {
-    const r = await separate(track);
+    const r = await separateClassically(track);
     drums.push(r.drums);
     vocals.push(r.vocals);
-    for (const name of FOUR_STEM_NAMES) {
-      four[name].push(r.stems4[name]);
-      fourClassical[name].push(r.stems4Classical[name]);
-    }
-    const fixed = (f: Figures) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, round2(v)]));
+    for (const name of FOUR_STEM_NAMES) four[name].push(r.stems4[name]);
     log(`${track.id} (${track.truth.groove}): ${JSON.stringify({ drums: fixed(r.drums), vocals: fixed(r.vocals) })}`);
-    for (const [method, stems] of [
-      ["network", r.stems4],
-      ["classical", r.stems4Classical],
-    ] as const) {
-      log(
-        `${track.id} stems-4 ${method} (estimate / oracle dB): ${Object.entries(stems)
-          .map(([name, f]) => `${name} ${f.target.toFixed(2)} / ${f.oracleTarget.toFixed(2)}`)
-          .join(", ")}`,
-      );
-    }
+    log(`${track.id} stems-4 classical (estimate / oracle dB): ${stemLine(r.stems4)}`);
   }
-  return {
-    tracks: tracks.length,
-    drums: summary(drums),
-    vocals: summary(vocals),
-    stems4: stemsFourSummary(four),
-    stems4Classical: stemsFourSummary(fourClassical),
-  };
+  return { tracks: tracks.length, drums: summary(drums), vocals: summary(vocals), stems4: stemsFourSummary(four) };
 }

@@ -5,8 +5,9 @@
  * projection without the distortion filter, i.e. SI-SDR); the oracle is the ideal ratio mask |S|² / (|S|² + |R|²) of
  * the true stems on the same STFT as the method's (separation-scoring.ts; `node test/corpus/separation-report.ts
  * tuning` prints the tuning split's figures, scored the same way). Reported per split as mean SDR, mean oracle SDR and
- * their ratio. Asserted: today's level less a margin. Issue 18's goals for stems-4: drums and bass ≥ 0.7 × oracle,
- * vocals and other ≥ 0.6 × oracle (met only for vocals on held-out and tuning).
+ * their ratio. The network is scored on every track of a split, the classical separators on every 10th. Asserted:
+ * today's level less a margin, and issue 18's goals for stems-4 (drums and bass ≥ 0.7 × oracle, vocals and other ≥
+ * 0.6 × oracle) where the network meets them: every stem but other.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -19,7 +20,8 @@ import {
   type FourStem,
   SAMPLE_RATE,
   type Stereo,
-  scoreSplit,
+  scoreClassical,
+  scoreNetwork,
   subtract,
   TRACK_STEP,
 } from "./separation-scoring.ts";
@@ -39,28 +41,34 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
 };
 
 /**
- * stems-4 mean SDR per stem (dB), as measured less 0.5 dB, by the network (its default) and by the classical masks
- * (method "classical"). Network measured (every 10th track, with the multichannel Wiener filter of
- * dsp/spatial-wiener.ts, power 1.5), development / held-out: drums 7.55 / 7.64, bass 8.57 / 7.51, vocals 3.56 / 12.16,
- * other 5.00 / 5.69 (tuning: 7.98, 8.83, 11.30, 3.81); with the filter's power at 1.25: drums 7.50 / 7.62, bass 8.48 /
- * 7.44, vocals 3.50 / 12.10, other 4.93 / 5.60. Before its seventeenth training (the sixteenth, power 1.25): drums 7.16
- * / 7.47, bass 8.12 / 7.13, vocals 3.25 / 12.17, other 4.62 / 5.50 (tuning: 7.82, 8.75, 11.14, 3.53); every earlier
- * training's figures are in tools/separation-model/README.md. Classical measured, development / held-out: drums 1.49 /
- * 2.19 (oracle 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70 / 2.93 (10.10 / 14.86), other 0.31 /
- * −4.21 (10.41 / 9.46). Issue 18's goals (drums and bass ≥ 0.7 × oracle, vocals and other ≥ 0.6 × oracle) are met by
- * the network for drums and bass on every split (drums 0.73 / 0.74 / 0.73, bass 0.77 / 0.78 / 0.71, development /
- * tuning / held-out), for vocals on the held-out and tuning splits (0.82 and 0.76; development 0.35) and for other on
- * the held-out split (0.60; development 0.48, tuning 0.49; README).
+ * Issue 18's goals for stems-4 that the network meets: each stem's mean SDR over a split at least this share of the
+ * oracle's. Other's goal (0.6) is not met, on any split (0.46–0.52), so it is held to its floor alone.
  */
-const STEMS4_FLOORS: Record<"network" | "classical", Record<AssertedSplit, Record<FourStem, number>>> = {
-  network: {
-    development: { drums: 7.0, bass: 7.9, vocals: 3.0, other: 4.4 },
-    "held-out": { drums: 7.1, bass: 6.9, vocals: 11.6, other: 5.1 },
-  },
-  classical: {
-    development: { drums: 0.8, bass: 3.3, vocals: -4.1, other: -0.1 },
-    "held-out": { drums: 1.6, bass: 2.7, vocals: 2.4, other: -4.5 },
-  },
+const GOALS_MET: Partial<Record<FourStem, number>> = { drums: 0.7, bass: 0.7, vocals: 0.6 };
+
+/**
+ * stems-4 by the network (its default), mean SDR per stem (dB) over every track of the split, as measured less 0.5
+ * dB. Measured (with the multichannel Wiener filter of dsp/spatial-wiener.ts, power 1.5), development (60 tracks) /
+ * held-out (40): drums 7.69 / 8.15 (0.74 / 0.75 of the oracle), bass 8.62 / 8.64 (0.75 / 0.73), vocals 8.31 / 9.95
+ * (0.64 / 0.73), other 4.12 / 5.22 (0.46 / 0.52); tuning (100): 8.07, 8.88, 10.92, 4.38 (0.75, 0.75, 0.77, 0.49).
+ * Other misses its goal on every split (README). On every 10th track alone, as asserted until the network was
+ * scored on every track, development / held-out: 7.55 / 7.64, 8.57 / 7.51, 3.56 / 12.16, 5.00 / 5.69 (vocals 0.35 /
+ * 0.82 of the oracle, other 0.48 / 0.60: two of development's six tracks are a square lead over a choir, whose
+ * vocals score about −5 dB). Every training's figures are in tools/separation-model/README.md.
+ */
+const NETWORK_FLOORS: Record<AssertedSplit, Record<FourStem, number>> = {
+  development: { drums: 7.2, bass: 8.1, vocals: 7.8, other: 3.6 },
+  "held-out": { drums: 7.6, bass: 8.1, vocals: 9.4, other: 4.7 },
+};
+
+/**
+ * stems-4 with method "classical", mean SDR per stem (dB) over every 10th track, as measured less 0.5 dB. Measured,
+ * development / held-out: drums 1.49 / 2.19 (oracle 10.34 / 10.48), bass 3.75 / 3.04 (11.07 / 10.61), vocals −3.70
+ * / 2.93 (10.10 / 14.86), other 0.31 / −4.21 (10.41 / 9.46).
+ */
+const CLASSICAL_FLOORS: Record<AssertedSplit, Record<FourStem, number>> = {
+  development: { drums: 0.8, bass: 3.3, vocals: -4.1, other: -0.1 },
+  "held-out": { drums: 1.6, bass: 2.7, vocals: 2.4, other: -4.5 },
 };
 
 /**
@@ -98,25 +106,37 @@ const DRUM_ELEMENT_FLOORS: Record<"network" | "classical", Record<string, number
 };
 
 for (const split of ["development", "held-out"] as const) {
-  test(`stems-drums and stems-vocals-accompaniment on the rendered corpus, ${split} split`, async (t) => {
-    const figures = await scoreSplit(split, step, (line) => t.diagnostic(line));
-    const { tracks, drums: d, vocals: v } = figures;
-    const stems4 = { network: figures.stems4, classical: figures.stems4Classical };
+  test(`stems-4's network on every track of the rendered corpus, ${split} split`, async (t) => {
+    const { tracks, stems4 } = await scoreNetwork(split, 1, (line) => t.diagnostic(line));
+    t.diagnostic(`summary ${split}, ${tracks} tracks: stems-4 network ${JSON.stringify(stems4)}`);
+    for (const name of FOUR_STEM_NAMES) {
+      const { sdr, ratio } = stems4[name];
+      const floor = NETWORK_FLOORS[split][name];
+      assert.ok(sdr >= floor, `stems-4 network ${name}: ${JSON.stringify(stems4[name])}, floor ${floor} dB`);
+      const goal = GOALS_MET[name];
+      if (goal !== undefined) assert.ok(ratio >= goal, `stems-4 network ${name}: ${ratio} of the oracle, goal ${goal}`);
+    }
+  });
+
+  test(`the classical separators on the rendered corpus, ${split} split`, async (t) => {
+    const figures = await scoreClassical(split, step, (line) => t.diagnostic(line));
+    const { tracks, drums: d, vocals: v, stems4 } = figures;
     t.diagnostic(`summary ${split}, ${tracks} tracks: stems-drums ${JSON.stringify(d)}`);
     t.diagnostic(`summary ${split}, ${tracks} tracks: stems-vocals-accompaniment ${JSON.stringify(v)}`);
-    for (const [method, s4] of Object.entries(stems4))
-      t.diagnostic(`summary ${split}, ${tracks} tracks: stems-4 ${method} ${JSON.stringify(s4)}`);
+    t.diagnostic(`summary ${split}, ${tracks} tracks: stems-4 classical ${JSON.stringify(stems4)}`);
     const floor = FLOORS[split];
     if (step !== TRACK_STEP) return; // another subset: figures only
     assert.ok(d.target >= floor.drums, `drums ${JSON.stringify(d)}`);
     assert.ok(d.rest >= floor.other, `other ${JSON.stringify(d)}`);
     assert.ok(v.target >= floor.vocals, `vocals ${JSON.stringify(v)}`);
     assert.ok(v.rest >= floor.accompaniment, `accompaniment ${JSON.stringify(v)}`);
-    for (const [method, s4] of Object.entries(stems4))
-      for (const name of FOUR_STEM_NAMES) {
-        const want = STEMS4_FLOORS[method as keyof typeof stems4][split][name];
-        assert.ok(s4[name].sdr >= want, `stems-4 ${method} ${name}: ${JSON.stringify(s4[name])}, floor ${want} dB`);
-      }
+    for (const name of FOUR_STEM_NAMES) {
+      const want = CLASSICAL_FLOORS[split][name];
+      assert.ok(
+        stems4[name].sdr >= want,
+        `stems-4 classical ${name}: ${JSON.stringify(stems4[name])}, floor ${want} dB`,
+      );
+    }
   });
 }
 
