@@ -47,9 +47,15 @@ export function readFloatWav(bytes: Buffer): Float32Array[] {
 
 /**
  * MIDI bytes rendered by FluidSynth as planar float channels (a float WAV, so nothing clips or is dithered), by
- * way of `<scratch>.mid` and `<scratch>.wav`, which are removed after.
+ * way of `<scratch>.mid` and `<scratch>.wav`, which are removed after. `settings` are further FluidSynth settings
+ * (`name=value`, as `-o` takes them; the corpus uses none).
  */
-export async function renderMidi(midi: Buffer, scratch: string, soundfont = SOUNDFONT): Promise<Float32Array[]> {
+export async function renderMidi(
+  midi: Buffer,
+  scratch: string,
+  soundfont = SOUNDFONT,
+  settings: readonly string[] = [],
+): Promise<Float32Array[]> {
   await fsp.writeFile(`${scratch}.mid`, midi);
   await execFileAsync("fluidsynth", [
     "-ni",
@@ -57,6 +63,7 @@ export async function renderMidi(midi: Buffer, scratch: string, soundfont = SOUN
     // Loads only the samples the song plays: half the time, and the same audio within 1e-4.
     "-o",
     "synth.dynamic-sample-loading=1",
+    ...settings.flatMap((setting) => ["-o", setting]),
     ...["-O", "float", "-T", "wav", "-r", String(SAMPLE_RATE)],
     ...["-F", `${scratch}.wav`, soundfont, `${scratch}.mid`],
   ]);

@@ -10,13 +10,12 @@
  * Usage: node tools/separation-model/vibrato-depth.ts [GM program (0-based) ...]   (default 80 52: square lead,
  * choir aahs)
  */
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { hann } from "../../src/dsp/stft.ts";
 import { midiFile } from "../../test/corpus/midi.ts";
-import { readFloatWav, SAMPLE_RATE, SOUNDFONT } from "../../test/corpus/render.ts";
+import { renderMidi, SAMPLE_RATE, SOUNDFONT } from "../../test/corpus/render.ts";
 import { TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
 
 const NOTE = { midi: 69, hz: 440, seconds: 4 };
@@ -103,7 +102,9 @@ function vibrato(track: PitchFrame[]): { hz: number; cents: number } {
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "vibrato-depth-"));
 try {
-  console.log(`pitch standard deviation in cents over ${SPAN.from}-${SPAN.to} s of a held A4, mod wheel ${MOD_WHEEL.join(" / ")}`);
+  console.log(
+    `held A4, ${SPAN.from}-${SPAN.to} s, mod wheel ${MOD_WHEEL.join(" / ")}: pitch standard deviation in cents (vibrato depth at its rate)`,
+  );
   for (const program of programs.length > 0 ? programs : [80, 52]) {
     console.log(`GM program ${program}`);
     for (const soundfont of soundfonts) {
@@ -111,12 +112,8 @@ try {
       for (const modulation of MOD_WHEEL) {
         const note = { midi: NOTE.midi, time: 0, duration: NOTE.seconds, velocity: 0.8 };
         const part = { name: "lead" as const, program, channel: 0, volume: 100, pan: 64, modulation, notes: [note] };
-        fs.writeFileSync(path.join(scratch, "note.mid"), midiFile([part]));
-        const dry = ["-o", "synth.chorus.active=0", "-o", "synth.reverb.active=0"];
-        const format = ["-O", "float", "-T", "wav", "-r", String(SAMPLE_RATE)];
-        const wav = path.join(scratch, "note.wav");
-        execFileSync("fluidsynth", ["-ni", "-q", ...dry, ...format, "-F", wav, soundfont.file, path.join(scratch, "note.mid")]);
-        const [left, right] = readFloatWav(fs.readFileSync(wav));
+        const dry = ["synth.chorus.active=0", "synth.reverb.active=0"];
+        const [left, right] = await renderMidi(midiFile([part]), path.join(scratch, "note"), soundfont.file, dry);
         const mono = Float32Array.from(left as Float32Array, (v, i) => (v + ((right as Float32Array)[i] as number)) / 2);
         const track = pitchTrack(mono);
         const { hz, cents } = vibrato(track);
