@@ -97,18 +97,25 @@ test("a spec's programs change only the instruments of the parts they name", () 
   }
 });
 
-test("a spec's mod wheel values reach the MIDI of the parts they name, and the corpus' songs have none", () => {
-  const modWheel = (parts: Parameters<typeof midiFile>[0]) =>
+test("a spec's mod wheel and chorus send values reach the MIDI of the parts they name, and the corpus' songs have none", () => {
+  /** Per track, the values (0..127) of controller `cc`. */
+  const controller = (parts: Parameters<typeof midiFile>[0], cc: number) =>
     new tonejs.Midi(midiFile(parts)).tracks.map((track) =>
-      (track.controlChanges[1] ?? []).map((cc) => Math.round(cc.value * 127)),
+      (track.controlChanges[cc] ?? []).map((change) => Math.round(change.value * 127)),
     );
   for (const spec of corpusSpecs("development").slice(0, 8)) {
     const usual = composeSong(spec);
-    const focused = composeSong({ ...spec, modulation: { lead: [64] } });
-    assert.deepEqual(modWheel(usual.parts).flat(), [], `${spec.id}: no mod wheel in the corpus`);
+    const focused = composeSong({ ...spec, modulation: { lead: [64] }, chorus: { lead: [100], voice: [30] } });
+    assert.deepEqual(controller(usual.parts, 1).flat(), [], `${spec.id}: no mod wheel in the corpus`);
+    assert.deepEqual(controller(usual.parts, 93).flat(), [], `${spec.id}: no chorus send in the corpus`);
     assert.deepEqual(
-      modWheel(focused.parts),
+      controller(focused.parts, 1),
       focused.parts.map((part) => (part.name === "lead" ? [64] : [])),
+      spec.id,
+    );
+    assert.deepEqual(
+      controller(focused.parts, 93),
+      focused.parts.map((part) => ({ lead: [100], voice: [30] })[part.name as string] ?? []),
       spec.id,
     );
     focused.parts.forEach((part, i) => {

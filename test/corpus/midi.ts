@@ -1,6 +1,6 @@
 /**
  * Parts to a Standard MIDI File (@tonejs/midi): one track per part, program, volume, pan and (when a part has
- * one) mod wheel set at time 0.
+ * them) mod wheel and chorus send set at time 0.
  */
 import tonejs from "@tonejs/midi";
 import type { Part } from "./types.ts";
@@ -17,6 +17,7 @@ export function midiFile(parts: readonly Part[]): Buffer {
     track.addCC({ number: 7, value: part.volume / 127, time: 0 });
     track.addCC({ number: 10, value: part.pan / 127, time: 0 });
     if (part.modulation !== undefined) track.addCC({ number: 1, value: part.modulation / 127, time: 0 });
+    if (part.chorus !== undefined) track.addCC({ number: 93, value: part.chorus / 127, time: 0 });
     for (const note of part.notes) track.addNote(note);
   }
   return Buffer.from(midi.toArray());

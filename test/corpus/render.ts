@@ -97,9 +97,16 @@ export function playedByKit(parts: readonly Part[], kit: DrumKit): Part[] {
 /**
  * Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. The corpus uses
  * FluidR3; the separation model trains on other soundfonts (tools/separation-model), and on some songs has the
- * drums played by a kit sampled from acoustic drums (`drumKit`).
+ * drums played by a kit sampled from acoustic drums (`drumKit`) or the stems rendered with further FluidSynth
+ * `settings` (a louder chorus, say; the corpus uses none).
  */
-export async function renderSong(spec: SongSpec, dir: string, soundfont = SOUNDFONT, drumKit?: DrumKit): Promise<void> {
+export async function renderSong(
+  spec: SongSpec,
+  dir: string,
+  soundfont = SOUNDFONT,
+  drumKit?: DrumKit,
+  settings: readonly string[] = [],
+): Promise<void> {
   const { parts, truth } = composeSong(spec);
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(path.join(dir, "song.mid"), midiFile(parts));
@@ -111,7 +118,7 @@ export async function renderSong(spec: SongSpec, dir: string, soundfont = SOUNDF
     const own = kit ? playedByKit(stemParts, kit) : stemParts;
     const audio = [new Float32Array(frames), new Float32Array(frames)];
     if (own.length > 0) {
-      const rendered = await renderMidi(midiFile(own), path.join(dir, `${stem}.f32`), kit?.file ?? soundfont);
+      const rendered = await renderMidi(midiFile(own), path.join(dir, `${stem}.f32`), kit?.file ?? soundfont, settings);
       rendered.forEach((channel, c) => {
         audio[c]?.set(channel.subarray(0, frames));
       });

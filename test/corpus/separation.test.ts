@@ -7,7 +7,7 @@
  * tuning` prints the tuning split's figures, scored the same way). Reported per split as mean SDR, mean oracle SDR and
  * their ratio. The network is scored on every track of a split, the classical separators on every 10th. Asserted:
  * today's level less a margin, and issue 18's goals for stems-4 (drums and bass ≥ 0.7 × oracle, vocals and other ≥
- * 0.6 × oracle) where the network meets them: every stem but other.
+ * 0.6 × oracle) where the network meets them: every stem on held-out, all but other on development.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -41,25 +41,32 @@ const FLOORS: Record<AssertedSplit, { drums: number; other: number; vocals: numb
 };
 
 /**
- * Issue 18's goals for stems-4 that the network meets: each stem's mean SDR over a split at least this share of the
- * oracle's. Other's goal (0.6) is not met, on any split (0.51–0.597), so it is held to its floor alone.
+ * Issue 18's goals for stems-4 that the network meets, per split: each stem's mean SDR over the split at least this
+ * share of the oracle's. Other's goal (0.6) is met on held-out (0.63) but not on development (0.575), where it is
+ * held to its floor alone.
  */
-const GOALS_MET: Partial<Record<FourStem, number>> = { drums: 0.7, bass: 0.7, vocals: 0.6 };
+const ISSUE_GOALS = { drums: 0.7, bass: 0.7, vocals: 0.6, other: 0.6 } as const;
+const GOALS_MET: Record<AssertedSplit, Partial<Record<FourStem, number>>> = {
+  development: { drums: ISSUE_GOALS.drums, bass: ISSUE_GOALS.bass, vocals: ISSUE_GOALS.vocals },
+  "held-out": ISSUE_GOALS,
+};
 
 /**
  * stems-4 by the network (its default), mean SDR per stem (dB) over every track of the split, as measured less 0.5
- * dB. Measured (with the multichannel Wiener filter of dsp/spatial-wiener.ts, power 1.5, and what lies below 20 Hz
- * left to other: LOWEST_STEM_HZ in network.ts), development (60 tracks) / held-out (40): drums 7.68 / 8.14 (0.74 /
- * 0.75 of the oracle), bass 9.07 / 9.27 (0.79 / 0.79), vocals 8.31 / 9.95 (0.64 / 0.73), other 4.63 / 5.98 (0.51 /
- * 0.597); tuning (100): 8.06, 9.46, 10.92, 5.15 (0.75, 0.80, 0.77, 0.58). Before that rule: drums 7.69 / 8.15, bass
- * 8.62 / 8.64, other 4.12 / 5.22; tuning 8.07, 8.88, 4.38. Other misses its goal on every split (README). On every 10th track alone, as asserted until the network was
- * scored on every track, development / held-out: 7.55 / 7.64, 8.57 / 7.51, 3.56 / 12.16, 5.00 / 5.69 (vocals 0.35 /
- * 0.82 of the oracle, other 0.48 / 0.60: two of development's six tracks are a square lead over a choir, whose
- * vocals score about −5 dB). Every training's figures are in tools/separation-model/README.md.
+ * dB. Measured (the twenty-first network, with the multichannel Wiener filter of dsp/spatial-wiener.ts, power 1.5,
+ * and what lies below 20 Hz left to other: LOWEST_STEM_HZ in network.ts), development (60 tracks) / held-out (40):
+ * drums 7.78 / 8.23 (0.75 / 0.76 of the oracle), bass 9.05 / 9.39 (0.79 / 0.80), vocals 8.76 / 10.03 (0.68 / 0.73),
+ * other 5.20 / 6.31 (0.575 / 0.63); tuning (100): 8.12, 9.55, 11.09, 5.45 (0.76, 0.80, 0.78, 0.61). The seventeenth
+ * network with that rule: 7.68 / 8.14, 9.07 / 9.27, 8.31 / 9.95, 4.63 / 5.98 (other 0.51 / 0.597); tuning 8.06,
+ * 9.46, 10.92, 5.15. Before the rule: drums 7.69 / 8.15, bass 8.62 / 8.64, other 4.12 / 5.22; tuning 8.07, 8.88,
+ * 4.38 (README). On every 10th track alone, as asserted until the network was scored on every track, development /
+ * held-out (the seventeenth network): 7.55 / 7.64, 8.57 / 7.51, 3.56 / 12.16, 5.00 / 5.69 (vocals 0.35 / 0.82 of the
+ * oracle, other 0.48 / 0.60: two of development's six tracks are a square lead over a choir, whose vocals score
+ * about −5 dB). Every training's figures are in tools/separation-model/README.md.
  */
 const NETWORK_FLOORS: Record<AssertedSplit, Record<FourStem, number>> = {
-  development: { drums: 7.1, bass: 8.5, vocals: 7.8, other: 4.1 },
-  "held-out": { drums: 7.6, bass: 8.7, vocals: 9.4, other: 5.4 },
+  development: { drums: 7.2, bass: 8.5, vocals: 8.2, other: 4.7 },
+  "held-out": { drums: 7.7, bass: 8.8, vocals: 9.5, other: 5.8 },
 };
 
 /**
@@ -75,9 +82,10 @@ const CLASSICAL_FLOORS: Record<AssertedSplit, Record<FourStem, number>> = {
 /**
  * Share of each drum element's energy kept in drums (mean of 3 kits) by the network, whose drums stems-4 and
  * stems-drums (by default) return, and by stems-drums' classical method (HPSS). The network is held to issue 18's goal,
- * ≥ 90 % for every element. It (with the Wiener filter) measured: every element 100 % but the ride bell, 98 % (98.4 %
- * in each kit; the standard kit's floor tom 99.6 %; with the filter's power at 1.25, 98.3 and 99.2 %). Before its
- * seventeenth training: the ride bell 95.9 % in each kit (the standard kit's floor tom 99.2 %); before its second, kick
+ * ≥ 90 % for every element. Its twenty-first training (with the Wiener filter) measured: the ride bell 99.2 % in each
+ * kit, the standard kit's floor tom 98.9 %, every other element of every kit 99.8 % or more. The seventeenth: every
+ * element 100 % but the ride bell, 98.4 % in each kit, and the standard kit's floor tom, 99.6 % (with the filter's
+ * power at 1.25, 98.3 and 99.2 %). Before its seventeenth training: the ride bell 95.9 % in each kit (the standard kit's floor tom 99.2 %); before its second, kick
  * 93 %, snare 94 %; every other training's figures are in tools/separation-model/README.md. The classical masks: kick
  * 95 %, snare 99 %, side stick, clap and the closed and pedal hi-hats 100 %, open hi-hat 86 %, crash 97 %, ride 87 %,
  * ride bell 73 %, toms 84 / 81 / 87 %. HPSS (stems-drums with method classical), asserted as measured less 4 points,
@@ -114,7 +122,7 @@ for (const split of ["development", "held-out"] as const) {
       const { sdr, ratio } = stems4[name];
       const floor = NETWORK_FLOORS[split][name];
       assert.ok(sdr >= floor, `stems-4 network ${name}: ${JSON.stringify(stems4[name])}, floor ${floor} dB`);
-      const goal = GOALS_MET[name];
+      const goal = GOALS_MET[split][name];
       if (goal !== undefined) assert.ok(ratio >= goal, `stems-4 network ${name}: ${ratio} of the oracle, goal ${goal}`);
     }
   });

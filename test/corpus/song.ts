@@ -35,6 +35,8 @@ export interface SongSpec {
   programs?: Partial<Record<"bass" | "pad" | "lead" | "voice", readonly number[]>>;
   /** Mod wheel values (CC 1, vibrato) to draw a part's from; parts not named get none (targeted training songs). */
   modulation?: Partial<Record<PartName, readonly number[]>>;
+  /** Chorus send values (CC 93) to draw a part's from; parts not named get none (targeted training songs). */
+  chorus?: Partial<Record<PartName, readonly number[]>>;
 }
 
 type DrumMode = "none" | "light" | "full" | "half";
@@ -296,6 +298,7 @@ export function composeSong(spec: SongSpec): { parts: Part[]; truth: CorpusTruth
       channel: CHANNEL[name],
       ...mix[name],
       ...(spec.modulation?.[name] && { modulation: rng.pick(spec.modulation[name]) }),
+      ...(spec.chorus?.[name] && { chorus: rng.pick(spec.chorus[name]) }),
       notes: notes[name].sort((a, b) => a.time - b.time || a.midi - b.midi),
     }));
   const truth: CorpusTruth = {

@@ -36,6 +36,8 @@ export interface Part {
   pan: number;
   /** Mod wheel (CC 1), 0..127, when set: every SF2 preset answers it with its vibrato LFO (training songs only). */
   modulation?: number;
+  /** Chorus send (CC 93), 0..127, when set: FluidSynth adds it to the preset's own (training songs only). */
+  chorus?: number;
   notes: NoteEvent[];
 }
 
