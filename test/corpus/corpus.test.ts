@@ -105,7 +105,8 @@ test("a spec's mod wheel and chorus send values reach the MIDI of the parts they
     );
   for (const spec of corpusSpecs("development").slice(0, 8)) {
     const usual = composeSong(spec);
-    const focused = composeSong({ ...spec, modulation: { lead: [64] }, chorus: { lead: [100], voice: [30] } });
+    const chorus: Partial<Record<string, number[]>> = { lead: [100], voice: [30] };
+    const focused = composeSong({ ...spec, modulation: { lead: [64] }, chorus });
     assert.deepEqual(controller(usual.parts, 1).flat(), [], `${spec.id}: no mod wheel in the corpus`);
     assert.deepEqual(controller(usual.parts, 93).flat(), [], `${spec.id}: no chorus send in the corpus`);
     assert.deepEqual(
@@ -115,7 +116,7 @@ test("a spec's mod wheel and chorus send values reach the MIDI of the parts they
     );
     assert.deepEqual(
       controller(focused.parts, 93),
-      focused.parts.map((part) => ({ lead: [100], voice: [30] })[part.name as string] ?? []),
+      focused.parts.map((part) => chorus[part.name] ?? []),
       spec.id,
     );
     focused.parts.forEach((part, i) => {

@@ -78,7 +78,8 @@ const COMP_STYLES: Record<string, { keys: CompStyle[]; guitar: CompStyle[] }> = 
   "6/8": { keys: ["arpeggio", "block"], guitar: ["arpeggio", "strum"] },
 };
 
-const PROGRAMS = {
+/** The GM programs each part family draws its instrument from. */
+export const PROGRAMS = {
   piano: [0, 1, 2, 4, 5],
   guitar: [24, 25, 26, 27, 29],
   organ: [16, 17, 18],

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fourStemsNetwork } from "../../src/modules/stems-4/index.ts";
-import { type Figures, figures } from "../corpus/separation-scoring.ts";
+import { type Figures, figures, subtract } from "../corpus/separation-scoring.ts";
 import { accompanimentLoop, drumsAndHarmony, type Stereo, sum, vibratoVoice } from "./signals.ts";
 import { espeakVoice } from "./voice.ts";
 
@@ -69,16 +69,14 @@ test("the network leaves what lies below 20 Hz to other", async (t) => {
   const withIt = await fourStemsNetwork({ sampleRate: SAMPLE_RATE, channels: sum(music, offset) });
   const energy = (channels: readonly Float32Array[]) =>
     channels.reduce((total, channel) => total + channel.reduce((e, v) => e + v * v, 0), 0);
-  const difference = (a: Float32Array[], b: Float32Array[]) =>
-    a.map((channel, c) => channel.map((v, i) => v - ((b[c] as Float32Array)[i] as number)));
   const offsetEnergy = energy(offset);
   for (const stem of ["vocals", "drums", "bass"] as const) {
-    const taken = energy(difference(withIt[stem], without[stem])) / offsetEnergy;
+    const taken = energy(subtract(withIt[stem], without[stem])) / offsetEnergy;
     t.diagnostic(`${stem}: ${(100 * taken).toFixed(3)} % of the offset's energy`);
     assert.ok(taken < 0.01, `${stem} took ${(100 * taken).toFixed(2)} % of the offset's energy`);
   }
-  const inOther = difference(withIt.other, without.other);
-  const error = energy(difference(inOther, offset)) / offsetEnergy;
+  const inOther = subtract(withIt.other, without.other);
+  const error = energy(subtract(inOther, offset)) / offsetEnergy;
   t.diagnostic(`other: the offset within ${(100 * error).toFixed(3)} % of its energy`);
   assert.ok(error < 0.01, `other's offset is off by ${(100 * error).toFixed(2)} % of its energy`);
 });

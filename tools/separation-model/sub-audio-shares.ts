@@ -12,11 +12,10 @@ import { stft } from "../../src/dsp/spectrogram.ts";
 import { LOWEST_STEM_HZ } from "../../src/modules/stems-shared/network.ts";
 import { midiFile } from "../../test/corpus/midi.ts";
 import { renderMidi, SAMPLE_RATE, SOUNDFONT } from "../../test/corpus/render.ts";
+import { PROGRAMS } from "../../test/corpus/song.ts";
 import { TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
 
-const CORPUS_PROGRAMS = [0, 1, 2, 4, 5, 24, 25, 26, 27, 29, 16, 17, 18, 32, 33, 34, 35, 38, 39, 48, 49, 50, 88, 89, 61];
-const MORE = [73, 65, 56, 80, 81, 71, 40, 11, 66, 68, 30, 52, 53, 54, 85];
-const programs = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [...CORPUS_PROGRAMS, ...MORE];
+const programs = process.argv.length > 2 ? process.argv.slice(2).map(Number) : Object.values(PROGRAMS).flat();
 const FFT_SIZE = 4096;
 const ignored = Math.ceil((LOWEST_STEM_HZ * FFT_SIZE) / SAMPLE_RATE);
 const soundfonts = [{ name: "fluidr3", file: SOUNDFONT }, ...TRAINING_SOUNDFONTS];
