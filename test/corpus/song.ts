@@ -32,7 +32,7 @@ export interface SongSpec {
   ritardando: boolean;
   pickupBeats: number;
   /** GM programs to draw a part's instrument from instead of the usual ones (targeted training songs). */
-  programs?: Partial<Record<"bass" | "pad" | "lead" | "voice", readonly number[]>>;
+  programs?: Partial<Record<"bass" | "comp" | "pad" | "lead" | "voice", readonly number[]>>;
   /** Mod wheel values (CC 1, vibrato) to draw a part's from; parts not named get none (targeted training songs). */
   modulation?: Partial<Record<PartName, readonly number[]>>;
   /** Chorus send values (CC 93) to draw a part's from; parts not named get none (targeted training songs). */
@@ -206,7 +206,7 @@ export function composeSong(spec: SongSpec): { parts: Part[]; truth: CorpusTruth
   const programs: Record<PartName, number> = {
     drums: rng.pick(groove.kits),
     bass: rng.pick(spec.programs?.bass ?? PROGRAMS.bass),
-    comp: rng.pick(PROGRAMS[compFamily]),
+    comp: rng.pick(spec.programs?.comp ?? PROGRAMS[compFamily]),
     pad: rng.pick(spec.programs?.pad ?? PROGRAMS.pad),
     lead: rng.pick(spec.programs?.lead ?? PROGRAMS.lead),
     voice: rng.pick(spec.programs?.voice ?? PROGRAMS.voice),

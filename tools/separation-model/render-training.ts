@@ -45,6 +45,11 @@ interface Focus {
  * MuseScore's -0.02), and chorused as strongly (chorus send 127, chorus level 5: -0.81) they go 27-72 % to vocals.
  * These songs play leads with a chorus send drawn up to 127 and the voice with one in half of them, all at chorus
  * level 5, so a wide chorus tells neither apart.
+ * "weak-programs": after the twenty-first network, the development programs whose tracks' other lies furthest
+ * under the oracle (separation-by-program.ts other development; mean gap 3.84 dB) were the square lead (7.6 over
+ * 6 tracks), the drawbar organ (GM 16, 5.9 over 4), the overdrive guitar (29, 5.0 over 4), synth bass 1 (38, 5.0
+ * over 13) and synth strings 1 (50, 4.8 over 14). These songs draw the comp, pad, bass and lead from those and
+ * their neighbours, the leads chorused as in "chorus-lead".
  */
 const FOCUSES: Record<string, Focus> = {
   "square-lead": { song: { programs: { lead: [80, 81], voice: [52, 54] } } },
@@ -59,6 +64,18 @@ const FOCUSES: Record<string, Focus> = {
     song: {
       programs: { lead: [80, 81, 80, 81, 73, 65, 56, 71, 40, 68, 11, 30], voice: [52, 54, 52, 54, 53, 85] },
       chorus: { lead: [40, 80, 100, 127, 127], voice: [0, 0, 0, 60, 100, 127] },
+    },
+    settings: ["synth.chorus.level=5"],
+  },
+  "weak-programs": {
+    song: {
+      programs: {
+        comp: [16, 17, 18, 29, 30, 16, 29],
+        pad: [50, 51, 50, 48, 88],
+        bass: [38, 39, 38, 32],
+        lead: [80, 81, 80, 29, 30, 71],
+      },
+      chorus: { lead: [0, 40, 80, 127], voice: [0, 0, 60, 127] },
     },
     settings: ["synth.chorus.level=5"],
   },
