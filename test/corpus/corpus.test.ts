@@ -82,15 +82,16 @@ test("the corpus specs cover the grooves, meters, tempi, keys and modes, and eve
 });
 
 test("a spec's programs change only the instruments of the parts they name", () => {
+  const named: Partial<Record<string, number>> = { comp: 16, lead: 80, voice: 54 };
+  const programs = Object.fromEntries(Object.entries(named).map(([part, program]) => [part, [program]]));
   for (const spec of corpusSpecs("development").slice(0, 8)) {
     const usual = composeSong(spec);
-    const focused = composeSong({ ...spec, programs: { comp: [16], lead: [80], voice: [54] } });
+    const focused = composeSong({ ...spec, programs });
     assert.equal(focused.parts.length, usual.parts.length, spec.id);
     focused.parts.forEach((part, i) => {
       const before = usual.parts[i];
       assert.equal(part.name, before?.name, spec.id);
       assert.deepEqual(part.notes, before?.notes, `${spec.id}: ${part.name} notes`);
-      const named: Partial<Record<string, number>> = { comp: 16, lead: 80, voice: 54 };
       const expected = named[part.name] ?? before?.program;
       assert.equal(part.program, expected, `${spec.id}: ${part.name} program`);
     });

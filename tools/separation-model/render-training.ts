@@ -51,6 +51,9 @@ interface Focus {
  * over 13) and synth strings 1 (50, 4.8 over 14). These songs draw the comp, pad, bass and lead from those and
  * their neighbours, the leads chorused as in "chorus-lead".
  */
+/** FluidSynth's chorus at level 5 (its default is 2): the chorused focus songs' setting. */
+const WIDE_CHORUS = ["synth.chorus.level=5"];
+
 const FOCUSES: Record<string, Focus> = {
   "square-lead": { song: { programs: { lead: [80, 81], voice: [52, 54] } } },
   "acoustic-drums": { acousticDrums: true },
@@ -65,7 +68,7 @@ const FOCUSES: Record<string, Focus> = {
       programs: { lead: [80, 81, 80, 81, 73, 65, 56, 71, 40, 68, 11, 30], voice: [52, 54, 52, 54, 53, 85] },
       chorus: { lead: [40, 80, 100, 127, 127], voice: [0, 0, 0, 60, 100, 127] },
     },
-    settings: ["synth.chorus.level=5"],
+    settings: WIDE_CHORUS,
   },
   "weak-programs": {
     song: {
@@ -77,7 +80,7 @@ const FOCUSES: Record<string, Focus> = {
       },
       chorus: { lead: [0, 40, 80, 127], voice: [0, 0, 60, 127] },
     },
-    settings: ["synth.chorus.level=5"],
+    settings: WIDE_CHORUS,
   },
 };
 
