@@ -5,7 +5,7 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * al., JOSS 2019, after Nugraha, Liutkus & Vincent, IEEE/ACM TASLP 2016), one iteration. A source's power in a
  * cell is its mask times the mixture's power, and per frequency it has a 2×2 covariance estimated from its
  * masked mixture over the whole recording:
- *   A_j(f) = Σ_t m_j^1.5 x xᴴ / Σ_t m_j (|x_L|² + |x_R|²)/2.
+ *   A_j(f) = Σ_t m_j² x xᴴ / Σ_t m_j (|x_L|² + |x_R|²)/2.
  * Its estimate is y_j = m_j A_j Q⁻¹ x with Q = Σ_j m_j A_j, so the estimates add up to the mixture. A_j holds
  * where the source sits (a guitar panned left, a voice in the centre), and by its scale c_j(f) how sure the
  * masks are of the source at that frequency over the recording (1 where its mask is 1 whenever it sounds):
@@ -21,7 +21,7 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * - power 1.5: 6.58 / 4.07 / 4.87 / −0.18; 4.21, 0.32, 2.70, −1.08;
  * - power 2: 6.73 / 4.13 / 5.05 / −0.24; 4.28, −0.17, 2.56, −1.47.
  * Above 1.25 the corpus gained a little more and the voices made another way lost: a voice the network is unsure
- * of is taken for less sure still. Power 1.5 (this) since the seventeenth network, which is surer of the voices:
+ * of is taken for less sure still. Power 1.5 from the seventeenth network, which is surer of the voices:
  * against 1.25 every corpus figure rises, by 0.02–0.09 dB (`test/corpus/separation.test.ts`, `separation-report.ts`;
  * held-out other 5.60 → 5.69 dB), the six espeak-ng voices by 0.01–0.09 dB (`voices-report.ts`), the espeak voice over
  * a loop 10.08 → 10.14; the synthesised drums, vibrato line and harmony lose 0.04–0.07 dB (`stems-4-network.test.ts`,
@@ -32,6 +32,14 @@ import { InverseStft, type Spectrogram } from "./spectrogram.ts";
  * chunking: masks alone 5.81 / 3.57 / 4.45 / −0.51 on tuning, power 2 6.73 / 4.13 / 5.12 / −0.18), also tried: power 1
  * 5.89 / 3.76 / 4.40 / −0.25; at power 2, powers m_j² as the shares (Open-Unmix's) 6.05 / 3.89 / 4.61 / −0.82, a
  * second iteration 6.46 / 4.13 / 4.96 / −0.70, and A_j per 12-second block 6.67 / 4.07 / 5.01 / −0.31.
+ * Power 2 (this) since the twenty-first network was exported with softer masks (its softmax's logits × 0.7,
+ * tools/separation-model/export.py): the soft masks share out more of each cell, and the higher power lets the
+ * certainty the masks still have over the recording weigh more. Every track of development / tuning, vocals / drums /
+ * bass / other (dB), sharpness 1 at power 1.5: 8.76 / 7.78 / 9.05 / 5.20, 11.09 / 8.12 / 9.55 / 5.45; sharpness 0.7 at
+ * power 1.5: 8.98 / 7.70 / 9.00 / 5.36; at power 2: 8.99 / 7.68 / 9.05 / 5.46, 11.29 / 7.99 / 9.52 / 5.68; at power 2.5:
+ * 8.97 / 7.62 / 9.04 / 5.48, 11.30 / 7.92 / 9.51 / 5.71 (drums lose what other gains). Power 2 at sharpness 1: 8.77 /
+ * 7.79 / 9.09 / 5.26. The material made another way gains with sharpness 0.7 and power 2 (tools/separation-model/
+ * README.md, "Softer masks").
  */
 
 /** Relative floor added to Q's diagonal (its trace is at most 2): keeps Q⁻¹ finite where Q is nearly singular. */
@@ -74,8 +82,8 @@ export function spatialWiener(
   const rest = new Float64Array(bins);
 
   const accumulate = (at: number, share: number, f: number) => {
-    // share^1.5: the power of m_j in A_j (above)
-    const w = share * Math.sqrt(Math.max(0, share));
+    // share²: the power of m_j in A_j (above)
+    const w = share * share;
     a11[at] = (a11[at] as number) + w * (ll[f] as number);
     a22[at] = (a22[at] as number) + w * (rr[f] as number);
     a12re[at] = (a12re[at] as number) + w * (cre[f] as number);

@@ -4,7 +4,8 @@ into MaskNet and saves them as train.py's .pt, so a later run can train the comm
 (`RESUME=1 FREEZE_BATCHNORM=1 python3 train.py ...`). The export folded each BatchNorm into the convolution
 before it; here the convolutions get the folded weights and the BatchNorms become identities (mean 0,
 variance 1 - eps, scale 1, shift 0), which is why training on must keep their statistics frozen.
-A network exported before model.py had its refining convolutions loads with them at their start (zero).
+A network exported before model.py had its refining convolutions loads with them at their start (zero). The
+softmax's sharpness (export.py) is not a weight: it is printed, to be passed to export.py again.
 Usage: python3 from_onnx.py <model .onnx> <out .pt>
 """
 import sys
@@ -18,7 +19,10 @@ from model import MaskNet
 
 def main():
     source, out = sys.argv[1], sys.argv[2]
-    graph = onnx.load(source).graph
+    model = onnx.load(source)
+    graph = model.graph
+    # Training runs at sharpness 1; a later export should pass the committed network's again.
+    sharpness = next((p.value for p in model.metadata_props if p.key == "mask_sharpness"), "1")
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
     # The per-frame layers: MatMul by [in, out] in files exported before model.py flattened their input to 2-D,
@@ -55,7 +59,7 @@ def main():
             state[f"{name}.bias"] = torch.zeros_like(module.bias)
     net.load_state_dict(state)
     torch.save(net.state_dict(), out)
-    print("imported", source, "to", out)
+    print("imported", source, "to", out, f"(exported with mask_sharpness {sharpness}: pass it to export.py again)")
 
 
 if __name__ == "__main__":

@@ -97,6 +97,10 @@ class MaskNet(nn.Module):
         )
         self.fc_mid = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.LayerNorm(hidden), nn.LeakyReLU(0.1))
         self.fc_out = nn.Linear(hidden, len(STEMS) * nb)
+        # The softmax's inverse temperature: the logits are scaled by it before the softmax (export.py's third
+        # argument; not a weight, so training runs at 1). Below 1 the masks are softer: trained on its own
+        # renders, the network is surer of each cell than it has cause to be on music made another way.
+        self.sharpness = 1.0
         # The per-frame layers see every band through a 256-wide bottleneck, so their masks cannot follow one
         # bin's local shape (a kick's short broadband rise under a bass note's steady partials). Two small
         # convolutions over (band, frame) read the logits beside the input's features and correct them. The last
@@ -131,6 +135,8 @@ class MaskNet(nn.Module):
         h = self.fc_mid(torch.cat([h, r], dim=-1).reshape(b * t, -1))
         logits = self.fc_out(h).reshape(b, t, len(STEMS), self.bands).permute(0, 2, 3, 1)
         logits = logits + self.refine(torch.cat([features, logits], dim=1))
+        if self.sharpness != 1.0:
+            logits = logits * self.sharpness
         return torch.softmax(logits, dim=1)  # [b, 4, bands, t]
 
     def forward(self, mag):

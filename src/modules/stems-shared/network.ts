@@ -11,7 +11,10 @@ import { modelFailure, separatedSpectrograms } from "./onnx-separator.ts";
 /**
  * Mixdown's own four-stem mask network (tools/separation-model: a band-compressed spectrogram, a dense layer per
  * frame and dilated convolutions over time, softmax masks), trained on renders by soundfonts other than the test
- * corpus' and shipped with the code. It runs through the same ONNX separator as operator models.
+ * corpus' and shipped with the code. It runs through the same ONNX separator as operator models. Its softmax runs at
+ * sharpness 0.7 (the logits scaled by 0.7, in the file: metadata `mask_sharpness`): trained on its own renders, it is
+ * surer of each cell than music made another way bears out, and softer masks gained on the corpus and on every voice
+ * made another way (tools/separation-model/README.md, "Softer masks").
  */
 export const NETWORK_FILE = fileURLToPath(new URL("../../../models/stems-4.onnx", import.meta.url));
 /** The rate the network was trained at: its STFT bins mean these frequencies only at this rate. */
