@@ -37,7 +37,10 @@ export interface JobQueue {
   heartbeat(jobId: string, workerId: string, leaseMs: number): Promise<boolean>;
   complete(jobId: string, workerId: string, result: JobResult): Promise<boolean>;
   fail(jobId: string, workerId: string, error: JobError): Promise<boolean>;
-  /** Gives the job back to the queue (shutdown); false when the lease was already lost. */
+  /**
+   * Gives the job back to the queue (shutdown) without counting an attempt: its next claim has the same `attempt`,
+   * so a deploy never brings a job nearer to failing. False when the lease was already lost.
+   */
   release(jobId: string, workerId: string): Promise<boolean>;
   /**
    * Ends a QUEUED or STARTED job as FAILED with `error`, whoever runs it: its lease ends, so the worker's own

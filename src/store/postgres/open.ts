@@ -11,6 +11,7 @@ import { listen } from "./listen.ts";
 import { listenedVersion } from "./listened-version.ts";
 import { PgBossJobQueue, QUEUE } from "./pg-boss-job-queue.ts";
 import { PgRateLimitStore } from "./pg-rate-limit-store.ts";
+import { PGBOSS_SCHEMA } from "./return-to-queue.ts";
 
 /**
  * Postgres metadata and the pg-boss queue. A worker silent for the heartbeat window (about two thirds of
@@ -26,6 +27,7 @@ export async function openPostgresStores(
   const checkEverySeconds = Math.max(1, Math.round(heartbeatSeconds / 5));
   const boss = new PgBoss({
     connectionString,
+    schema: PGBOSS_SCHEMA,
     max: 5,
     superviseIntervalSeconds: checkEverySeconds,
     monitorIntervalSeconds: checkEverySeconds,

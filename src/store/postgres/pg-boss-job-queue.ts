@@ -9,6 +9,7 @@ import { cancelledJobColumns, JOB_STATE_COLUMNS, type JobStateRow } from "../sql
 import { type Database, newJobRow } from "../sql/schema.ts";
 import { JOB_STATES_CHANNEL, notifyState, notifyStateOf, parseStatePayload } from "./job-states.ts";
 import { listen } from "./listen.ts";
+import { returnToQueue } from "./return-to-queue.ts";
 
 export const QUEUE = "mixdown-jobs";
 /** NOTIFY'd by every enqueue, in its transaction (so only once it commits): idle workers LISTEN and look at once. */
@@ -262,9 +263,9 @@ export class PgBossJobQueue implements JobQueue {
     const attempt = this.attempts.get(jobId);
     if (!attempt) return false;
     this.attempts.delete(jobId);
-    return this.transaction(async (client, adapter) => {
-      const failed = await this.boss.fail(QUEUE, attempt, { reason: "worker shut down" }, { db: adapter });
-      if (affected(failed) === 0) return false;
+    return this.transaction(async (client) => {
+      // Not boss.fail(): that would count an attempt, and a deploy is not the job's fault (see returnToQueue).
+      if (!(await returnToQueue(client, QUEUE, attempt))) return false;
       const update = this.db
         .updateTable("jobs")
         .set({ status: "QUEUED", started_at: null, progress: 0, step: null, revision: sql`revision + 1` })
@@ -276,6 +277,8 @@ export class PgBossJobQueue implements JobQueue {
         const { text, values } = notifyState(queued);
         await client.query(text, values);
       }
+      // Idle workers on any node take it at once, as they do a new job, rather than at their next poll.
+      await client.query("SELECT pg_notify($1, '')", [QUEUED_CHANNEL]);
       return true;
     });
   }
