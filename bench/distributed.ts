@@ -136,7 +136,7 @@ async function throughput(work: Workload, jobs: number, workers: number): Promis
   try {
     const { apiKey } = await server.createApp();
     const params = { ...work.params, inputUrl: await server.upload(apiKey, track(work.trackSeconds), "audio/wav") };
-    // Warm-up: one job per worker at once, so that each worker's module thread is ready before timing starts.
+    // Warm-up: one job per worker at once, so that each worker's module process is ready before timing starts.
     const warmUp = await Promise.all(
       Array.from({ length: workers }, () => server.createJob(apiKey, work.workflow, params)),
     );

@@ -120,10 +120,10 @@ export interface CpuSnapshot {
   at: number;
   /** CPU seconds used so far. */
   mainThread: number;
-  /** The server's node process, all threads (event loop, worker threads running modules, libuv pool, GC). */
+  /** The server's node process, all threads (event loop, libuv pool, GC). */
   serverNode: number;
-  /** The server's process group: its node process and every ffmpeg it ran (live or reaped). */
-  serverGroup: number;
+  /** The server's node process and every process it started (module processes, tools; live or reaped). */
+  serverTree: number;
   /** This bench process (the HTTP client). */
   bench: number;
   /** The whole machine. */
@@ -146,15 +146,29 @@ function cpuSeconds(fields: string[], withChildren = false): number {
   return (withChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / TICK;
 }
 
-/** Live processes of a process group other than its leader, CPU seconds. */
-function groupMembersSeconds(pgid: number): number {
-  let total = 0;
+/**
+ * The live descendants of `pid` (module processes, which lead process groups of their own, and the tools that
+ * they and the tool launcher run), CPU seconds, each with its own reaped children.
+ */
+function descendantsSeconds(pid: number): number {
+  const children = new Map<number, { parent: number; seconds: number }>();
   for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === pgid) continue;
+    if (!/^\d+$/.test(entry)) continue;
     try {
       const fields = statFields(`/proc/${entry}/stat`);
-      if (Number(fields[2]) === pgid) total += cpuSeconds(fields);
+      children.set(Number(entry), { parent: Number(fields[1]), seconds: cpuSeconds(fields, true) });
     } catch {} // gone meanwhile
+  }
+  let total = 0;
+  for (const [child, { seconds }] of children) {
+    let ancestor = children.get(child)?.parent;
+    for (let depth = 0; ancestor !== undefined && ancestor > 1 && depth < 64; depth++) {
+      if (ancestor === pid) {
+        total += seconds;
+        break;
+      }
+      ancestor = children.get(ancestor)?.parent;
+    }
   }
   return total;
 }
@@ -171,7 +185,7 @@ export function cpuSnapshot(pid: number): CpuSnapshot | undefined {
       at: performance.now(),
       mainThread: cpuSeconds(statFields(`/proc/${pid}/task/${pid}/stat`)),
       serverNode: cpuSeconds(server),
-      serverGroup: cpuSeconds(server, true) + groupMembersSeconds(pid),
+      serverTree: cpuSeconds(server, true) + descendantsSeconds(pid),
       bench: (usage.user + usage.system) / 1e6,
       machine: busy / TICK,
       interrupts: interrupts / TICK,
@@ -185,10 +199,10 @@ export function cpuSnapshot(pid: number): CpuSnapshot | undefined {
 export interface CpuUse {
   /** The server's event loop. */
   main: number;
-  /** The server's other threads (worker threads running modules, libuv pool, GC). */
+  /** The server's other threads (libuv pool, GC). */
   serverThreads: number;
-  /** ffmpeg processes run by the server. */
-  ffmpeg: number;
+  /** The processes the server started: module processes (heavy modules run there), ffmpeg and other tools. */
+  children: number;
   /** This bench (the HTTP client). */
   bench: number;
   /** Interrupt handling, loopback networking included. */
@@ -206,10 +220,10 @@ export function cpuUse(from: CpuSnapshot | undefined, to: CpuSnapshot | undefine
   return {
     main: cores(d("mainThread")),
     serverThreads: cores(d("serverNode") - d("mainThread")),
-    ffmpeg: cores(d("serverGroup") - d("serverNode")),
+    children: cores(d("serverTree") - d("serverNode")),
     bench: cores(d("bench")),
     interrupts: cores(d("interrupts")),
-    others: cores(d("machine") - d("serverGroup") - d("bench") - d("interrupts")),
+    others: cores(d("machine") - d("serverTree") - d("bench") - d("interrupts")),
     machine: cores(d("machine")),
   };
 }

@@ -1,5 +1,5 @@
 // Does the API stay responsive while heavy jobs run? GET /v1/job/:id/status latency over a fixed window, first
-// with the server idle, then while two heavy jobs (decode + DSP in worker threads, ffmpeg children) run at all
+// with the server idle, then while two heavy jobs (decode + DSP in module processes, ffmpeg children) run at all
 // times. Goal: p99 under 50 ms while two heavy jobs run.
 //
 //   node bench/responsiveness.ts
@@ -304,10 +304,10 @@ runBench(async () => {
     console.log("\nCPU, cores busy on average (2 = both of a 2-core machine)");
     const cpuRow = (phase: Phase) => {
       const c = phase.cpu as CpuUse;
-      return [phase.name, c.main, c.serverThreads, c.ffmpeg, c.bench, c.interrupts, c.others, c.machine];
+      return [phase.name, c.main, c.serverThreads, c.children, c.bench, c.interrupts, c.others, c.machine];
     };
     printTable([
-      ["phase", "event loop", "server threads", "ffmpeg", "bench client", "interrupts", "other processes", "machine"],
+      ["phase", "event loop", "server threads", "children", "bench client", "interrupts", "other processes", "machine"],
       cpuRow(idle),
       cpuRow(heavy),
     ]);

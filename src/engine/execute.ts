@@ -5,8 +5,8 @@ import type { JobResult } from "../domain.ts";
 import { JobFailure } from "../jobs/job-failure.ts";
 import { describeIssues } from "../schema-issues.ts";
 import { contentTypeOf } from "./content-type.ts";
+import { modulePool } from "./module-pool.ts";
 import { literal, parseReference } from "./references.ts";
-import { moduleThreads } from "./run-in-thread.ts";
 import { isFileType, type Module, type StepDefinition, type WorkflowDefinition } from "./types.ts";
 
 /** What the engine needs from the job around it. */
@@ -92,12 +92,7 @@ export async function executeWorkflow(
       reportProgress,
     };
     const produced = module.heavy
-      ? await moduleThreads.run(
-          module.name,
-          { params, inputs, outputDir, modelsDir },
-          controller.signal,
-          reportProgress,
-        )
+      ? await modulePool.run(module.name, { params, inputs, outputDir, modelsDir }, controller.signal, reportProgress)
       : await module.run(context);
     reportProgress(1);
     for (const name of Object.keys(module.outputs)) {

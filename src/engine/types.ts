@@ -27,7 +27,7 @@ export interface ModuleContext extends ModuleEnvironment {
   /** The step's own directory; file outputs are written here. */
   outputDir: string;
   signal: AbortSignal;
-  /** Reads a URL (Mixdown's own or any http(s) one) into a local file; only on the main thread. */
+  /** Reads a URL (Mixdown's own or any http(s) one) into a local file; only in the worker's own process (not in a module process). */
   fetchInput(url: string): Promise<string>;
   /** How much of the step is done, from 0 to 1: call it where the module loops (cheap; the engine throttles). */
   reportProgress?(fraction: number): void;
@@ -40,7 +40,7 @@ export interface Module {
   params: Record<string, unknown>;
   inputs: Record<string, Port>;
   outputs: Record<string, Port>;
-  /** CPU-heavy JavaScript: run in a worker thread, off the API's event loop. */
+  /** CPU-heavy or native work: run in a module process (src/engine/module-pool.ts), off the API's event loop and process. */
   heavy?: boolean;
   /**
    * Why the module cannot run here with these (literal) params — a missing program or model — or

@@ -26,7 +26,7 @@ let cache: { ffmpeg: string; ffprobe: string } | undefined;
 
 /**
  * ffmpeg and ffprobe, found once per process: the first call records them in the environment, which
- * worker threads share, so no thread probes the PATH again (a synchronous start of two processes).
+ * module processes forked later inherit, so none probes the PATH again (a synchronous start of two processes).
  */
 export function mediaBinaries(): { ffmpeg: string; ffprobe: string } {
   cache ??= {

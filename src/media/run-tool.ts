@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
-import { isMainThread } from "node:worker_threads";
 import { toolLauncher } from "./tool-launcher.ts";
 
 /** Media tools run below the API's priority, so a busy machine still answers requests first. */
@@ -59,12 +58,15 @@ export function spawnTool(binary: string, args: string[], signal?: AbortSignal):
 }
 
 /**
- * Runs a media tool as a child process (off the event loop); resolves with its stdout. On the main thread the
- * process is started by the tool launcher (src/media/tool-launcher.ts), not by this process: starting a process
- * from this one copies its memory map, which blocked the event loop for 3–6 ms per tool here.
+ * Runs a media tool as a child process (off the event loop); resolves with its stdout. In the API's process the
+ * tool is started by the tool launcher (src/media/tool-launcher.ts), not by this process: starting a process
+ * from this one copies its memory map, which blocked the event loop for 3–6 ms per tool here. A module process
+ * (src/engine/module-process.ts), which answers no requests, starts its tools itself.
  */
 export async function runTool(binary: string, args: string[], signal?: AbortSignal): Promise<string> {
-  const outcome = isMainThread ? await toolLauncher.run(binary, args, signal) : await spawnTool(binary, args, signal);
+  const outcome = toolLauncher.inUse
+    ? await toolLauncher.run(binary, args, signal)
+    : await spawnTool(binary, args, signal);
   if (outcome.code === 0) return outcome.stdout;
   throw signal?.aborted ? signal.reason : new ToolError(binary, outcome.code, outcome.stderr);
 }

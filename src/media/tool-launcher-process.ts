@@ -8,7 +8,7 @@ import { lowerPriority, spawnTool } from "./run-tool.ts";
 import type { LauncherReply, LauncherRequest } from "./tool-launcher.ts";
 
 // The launcher itself runs at background priority, so each tool it starts inherits it from its first instant
-// (lowering a child's priority after spawn leaves a moment at normal priority, as module threads avoid too).
+// (lowering a child's priority after spawn leaves a moment at normal priority).
 lowerPriority(0);
 
 const running = new Map<number, AbortController>();

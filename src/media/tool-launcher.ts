@@ -32,6 +32,20 @@ export class ToolLauncher {
   private nextId = 0;
   /** Launcher processes started so far (for tests). */
   started = 0;
+  private direct = !isMainThread;
+
+  /**
+   * Whether runTool goes through the launcher: in the API's process, whose event loop must not wait for a process
+   * to start; not in a module process (module-process.ts) or a worker thread, which start their tools themselves.
+   */
+  get inUse(): boolean {
+    return !this.direct;
+  }
+
+  /** This process starts its tools itself from now on (a module process, which answers no requests, says so first). */
+  startToolsHere(): void {
+    this.direct = true;
+  }
 
   run(binary: string, args: string[], signal?: AbortSignal): Promise<ToolOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -62,7 +76,7 @@ export class ToolLauncher {
 
   /** Starts the launcher now, if none runs, so that the first tool does not wait for it (~60 ms here). */
   start(): void {
-    if (isMainThread) this.launcher();
+    if (this.inUse) this.launcher();
   }
 
   /** The launcher process's id, when one is running (for tests). */
@@ -97,5 +111,5 @@ export class ToolLauncher {
   }
 }
 
-/** This process's launcher (used from the main thread only: a worker thread starts its tools itself). */
+/** This process's launcher (used by the API's process only: a module process starts its tools itself). */
 export const toolLauncher = new ToolLauncher();

@@ -64,7 +64,7 @@ test("a workflow whose module lacks its model is reported unavailable, with the 
   assert.deepEqual(registry.unavailability(wf), []);
 });
 
-test("every module lives in src/modules/<name>/index.ts (worker threads load heavy modules from there)", async () => {
+test("every module lives in src/modules/<name>/index.ts (module processes load heavy modules from there)", async () => {
   for (const [name, module] of MODULES) {
     const exports = (await import(`../../src/modules/${name}/index.ts`)) as Record<string, unknown>;
     assert.ok(Object.values(exports).includes(module), name);

@@ -16,7 +16,7 @@ const ENV = { MIXDOWN_ALLOW_PRIVATE_URLS: "true", MIXDOWN_FETCH_TIMEOUT_MS: "600
 
 /**
  * Inputs: `/stall/…` stalls while `stalling.state.stall` is set; `/long.wav` is ten minutes of 8 kHz mono;
- * `/speech.wav` a minute of espeak-ng speech (transcribed by pocketsphinx in a module thread).
+ * `/speech.wav` a minute of espeak-ng speech (transcribed by pocketsphinx from a module process).
  */
 let stalling: Awaited<ReturnType<typeof startStallingFixture>>;
 let long: Awaited<ReturnType<typeof startFixture>>;
@@ -158,8 +158,8 @@ for (const { backend, skip } of BACKENDS)
       assert.deepEqual(await storedKeys(server, `results/${id}/`), []);
     });
 
-    test("cancelling a job whose step runs in a module thread ends the thread's child process", async (t) => {
-      // mixdown/transcribe runs in a module thread, which starts pocketsphinx_batch on the speech it found.
+    test("cancelling a job whose step runs in a module process ends the tool that process started", async (t) => {
+      // mixdown/transcribe runs in a module process, which starts pocketsphinx_batch on the speech it found.
       const id = await server.createJob(key, "mixdown/transcribe", { inputUrl: `${long.url}/speech.wav` });
       const [pid] = await waitFor("the job's pocketsphinx", () => processesMatching(id, "pocketsphinx_batch"), 180_000);
       const asked = performance.now();

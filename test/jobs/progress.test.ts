@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { moduleThreads } from "../../src/engine/run-in-thread.ts";
+import { modulePool } from "../../src/engine/module-pool.ts";
 import { ProgressWriter } from "../../src/jobs/progress-writer.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import { audioToMidiModule } from "../../src/modules/audio-to-midi/index.ts";
@@ -12,11 +12,11 @@ import { sineWav } from "../helpers/audio.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-progress-"));
 after(async () => {
-  await moduleThreads.closeIdle();
+  await modulePool.closeIdle();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test("a module in a thread reports its progress as it loops (MIDI windows): rising, within 0..1", async () => {
+test("a module in its process reports its progress as it loops (MIDI windows): rising, within 0..1", async () => {
   const audio = path.join(dir, "tone.wav");
   fs.writeFileSync(audio, sineWav(30, { rate: 22050, channels: 1 }));
   const properties = audioToMidiModule.params.properties as Record<string, { default?: unknown }>;
@@ -24,7 +24,7 @@ test("a module in a thread reports its progress as it loops (MIDI windows): risi
     Object.entries(properties).flatMap(([name, schema]) => ("default" in schema ? [[name, schema.default]] : [])),
   );
   const reported: number[] = [];
-  const outputs = await moduleThreads.run(
+  const outputs = await modulePool.run(
     "audio-to-midi",
     { params, inputs: { audio }, outputDir: dir, modelsDir: dir },
     new AbortController().signal,

@@ -7,7 +7,7 @@ export interface SerializedError {
   stack?: string;
 }
 
-/** Errors cross the thread boundary as data; a JobFailure keeps its code. */
+/** Errors cross the process boundary as data; a JobFailure keeps its code. */
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof JobFailure) return { message: error.message, code: error.code };
   const e = error instanceof Error ? error : new Error(String(error));
