@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseRateLimit, type RateLimit } from "./api/rate-limit-config.ts";
+import { s3PublicBase } from "./store/s3/public-base.ts";
 
 export interface Config {
   port: number;
@@ -12,6 +13,11 @@ export interface Config {
   workflowsDir: string;
   modelsDir: string;
   publicUrl: string;
+  /**
+   * MIXDOWN_FILES_URL: the base of download and result URLs when they are served on an origin of their own (the
+   * same nodes under another host name), so that no file ever shares the dashboard's origin. Local files only.
+   */
+  filesUrl: string | undefined;
   fetchTimeoutMs: number;
   allowPrivateUrls: boolean;
   maxUploadBytes: number;
@@ -175,6 +181,35 @@ function tlsConfig(env: Env): TlsConfig | undefined {
   return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile), cert, key };
 }
 
+const originOf = (base: string): string => new URL(base).origin;
+
+/**
+ * MIXDOWN_FILES_URL, checked: on another origin than the dashboard's (that is its point), and only for files on
+ * local disk (an object store serves its files itself, on its own origin). Also refuses a bucket addressed on the
+ * dashboard's origin: its files would run there as pages, with nothing to stop them.
+ */
+function filesUrl(env: Env, publicUrl: string, s3: S3Config | undefined): string | undefined {
+  if (s3 && originOf(s3PublicBase(s3)) === originOf(publicUrl)) {
+    throw new ConfigError(
+      `MIXDOWN_S3_ENDPOINT addresses the bucket on MIXDOWN_PUBLIC_URL's origin (${originOf(publicUrl)}): files there would run as pages of the dashboard's origin; give the store a host name of its own`,
+    );
+  }
+  const raw = env.MIXDOWN_FILES_URL?.trim();
+  if (!raw) return undefined;
+  const files = url("MIXDOWN_FILES_URL", raw);
+  if (s3) {
+    throw new ConfigError(
+      "MIXDOWN_FILES_URL is for files on local disk: with MIXDOWN_S3_BUCKET files are served by the object store, on its own origin",
+    );
+  }
+  if (originOf(files) === originOf(publicUrl)) {
+    throw new ConfigError(
+      `MIXDOWN_FILES_URL must be on another origin than MIXDOWN_PUBLIC_URL (${originOf(publicUrl)}): another host name for the same nodes`,
+    );
+  }
+  return files;
+}
+
 /** MIXDOWN_TRUST_PROXY: comma-separated IPv4/IPv6 addresses or CIDR ranges. */
 function proxies(env: Env): string[] {
   const raw = env.MIXDOWN_TRUST_PROXY?.trim();
@@ -233,18 +268,21 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`MIXDOWN_DATABASE_URL must be a postgres:// URL, got "${databaseUrl}"`);
   }
   const tls = tlsConfig(env);
+  const s3 = s3Config(env);
+  const publicUrl = url(
+    "MIXDOWN_PUBLIC_URL",
+    env.MIXDOWN_PUBLIC_URL?.trim() || `${tls ? "https" : "http"}://localhost:${port}`,
+  );
   return {
     port,
     host,
     dataDir,
     databaseUrl,
-    s3: s3Config(env),
+    s3,
     workflowsDir: path.resolve(env.MIXDOWN_WORKFLOWS_DIR?.trim() || path.join(dataDir, "workflows")),
     modelsDir: path.resolve(env.MIXDOWN_MODELS_DIR?.trim() || path.join(dataDir, "models")),
-    publicUrl: url(
-      "MIXDOWN_PUBLIC_URL",
-      env.MIXDOWN_PUBLIC_URL?.trim() || `${tls ? "https" : "http"}://localhost:${port}`,
-    ),
+    publicUrl,
+    filesUrl: filesUrl(env, publicUrl, s3),
     fetchTimeoutMs: integer(env, "MIXDOWN_FETCH_TIMEOUT_MS", 30_000, 100),
     allowPrivateUrls: boolean(env, "MIXDOWN_ALLOW_PRIVATE_URLS", false),
     maxUploadBytes: integer(env, "MIXDOWN_MAX_UPLOAD_BYTES", 2 * 1024 ** 3, 1),
@@ -277,6 +315,10 @@ export const CONFIG_HELP = `Environment:
                               (default $MIXDOWN_DATA_DIR/models)
   MIXDOWN_PUBLIC_URL          base of upload/download/result URLs (default http://localhost:$PORT, or
                               https://localhost:$PORT with TLS)
+  MIXDOWN_FILES_URL           base of download and result URLs, on an origin of its own: another host name
+                              for the same nodes (e.g. https://files.example.com), which then serves files
+                              only; the public URL's host then serves no files (default: MIXDOWN_PUBLIC_URL;
+                              files on local disk only)
   MIXDOWN_TLS_CERT            PEM certificate (chain) file: serve HTTPS instead of HTTP (with MIXDOWN_TLS_KEY;
                               \`mixdown dev-cert\` makes a self-signed pair for local use)
   MIXDOWN_TLS_KEY             PEM private key file of that certificate

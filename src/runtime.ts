@@ -80,6 +80,7 @@ export async function openStores(config: Config): Promise<StoresWithOperators> {
 async function openFiles(
   config: Config,
   signer: UrlSigner,
+  secret: string,
 ): Promise<{ blobs: BlobStore; fileUrls: FileUrls; corsProblem?: string }> {
   if (config.s3) {
     const { openS3 } = await import("./store/s3/open.ts");
@@ -89,7 +90,12 @@ async function openFiles(
     const { UploadThroughApiUrls } = await import("./store/s3/upload-through-api-urls.ts");
     return { blobs, fileUrls: new UploadThroughApiUrls(new SignedFileUrls(signer), fileUrls), corsProblem };
   }
-  return { blobs: new LocalBlobStore(path.join(config.dataDir, "blobs")), fileUrls: new SignedFileUrls(signer) };
+  // Downloads on MIXDOWN_FILES_URL, an origin of their own; uploads (PUT) stay on the public URL.
+  const files = config.filesUrl ? new UrlSigner(secret, config.filesUrl) : signer;
+  return {
+    blobs: new LocalBlobStore(path.join(config.dataDir, "blobs")),
+    fileUrls: new SignedFileUrls(signer, files),
+  };
 }
 
 /** Everything Mixdown is made of, wired for the configured backends. */
@@ -103,8 +109,9 @@ export async function createRuntime(config: Config) {
     rateLimits,
     close: closeStores,
   } = await openStores(config);
-  const signer = new UrlSigner(loadSecret(config.secret, config.dataDir), config.publicUrl);
-  const { blobs, fileUrls, corsProblem } = await openFiles(config, signer);
+  const secret = loadSecret(config.secret, config.dataDir);
+  const signer = new UrlSigner(secret, config.publicUrl);
+  const { blobs, fileUrls, corsProblem } = await openFiles(config, signer, secret);
   const registry = new WorkflowRegistry(
     MODULES,
     { modelsDir: config.modelsDir },

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError, type ErrorDetail } from "../errors.ts";
+import { API_ERRORS, ApiError, type ErrorDetail } from "../errors.ts";
 import { describeIssues, type SchemaIssue } from "../schema-issues.ts";
 
 function summary(prefix: string, details: ErrorDetail[]): string {
@@ -27,8 +27,13 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     ];
     return reply.code(400).send({ code: "INVALID_REQUEST", message: summary("Invalid fields", details), details });
   }
+  if (error.statusCode === 415) {
+    return reply.code(415).send({ code: "UNSUPPORTED_MEDIA_TYPE", message: API_ERRORS.UNSUPPORTED_MEDIA_TYPE.message });
+  }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return reply.code(error.statusCode === 415 ? 415 : 400).send({ code: "INVALID_REQUEST", message: error.message });
+    // Fastify's own message (e.g. a body shorter than its Content-Length), cut short: it may quote the request.
+    const message = error.message.length > 200 ? `${error.message.slice(0, 200)}…` : error.message;
+    return reply.code(400).send({ code: "INVALID_REQUEST", message });
   }
   request.log.error({ err: error }, "request failed");
   return reply.code(500).send({ code: "INTERNAL_ERROR", message: "Internal server error" });

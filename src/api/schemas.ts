@@ -1,8 +1,11 @@
 import { JOB_ERROR_CODES, JOB_STATUSES } from "../domain.ts";
+import { API_ERRORS, type ApiErrorCode } from "../errors.ts";
 
 /** JSON Schemas of the API: they validate requests, shape responses and generate the OpenAPI document. */
 
 export const MAX_PAGE_SIZE = 1000;
+/** page × size stays far inside what SQL's OFFSET takes (and a JavaScript number holds exactly). */
+export const MAX_PAGE = 1_000_000;
 
 export const errorSchema = {
   $id: "Error",
@@ -136,7 +139,7 @@ export const createJobBody = {
 } as const;
 
 const pagination = {
-  page: { type: "integer", minimum: 0, default: 0, description: "Page number, from 0" },
+  page: { type: "integer", minimum: 0, maximum: MAX_PAGE, default: 0, description: "Page number, from 0" },
   size: { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: 100, description: "Page size" },
 } as const;
 
@@ -159,12 +162,14 @@ export const listWorkflowsQuery = {
 
 export const idResponse = {
   type: "object",
+  description: "The job's id",
   required: ["id"],
   properties: { id: { type: "string" } },
 } as const;
 
 export const statusResponse = {
   type: "object",
+  description: "The job's status and progress",
   required: ["id", "status"],
   properties: {
     id: { type: "string" },
@@ -187,5 +192,18 @@ export const createJobHeaders = {
   },
 } as const;
 
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { $ref: "Error#" }]));
+/**
+ * The error responses of a route, by the codes it may answer with: one Error response per status, described by
+ * its codes (e.g. 404 "`JOB_NOT_FOUND`: Job not found").
+ */
+export function errorResponses(...codes: ApiErrorCode[]): Record<number, { $ref: string; description: string }> {
+  const byStatus = new Map<number, ApiErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(API_ERRORS[code].status, [...(byStatus.get(API_ERRORS[code].status) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, sharing]) => [
+      status,
+      { $ref: "Error#", description: sharing.map((code) => `\`${code}\`: ${API_ERRORS[code].message}`).join("; ") },
+    ]),
+  );
+}

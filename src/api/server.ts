@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import http from "node:http";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { Ajv } from "ajv";
@@ -6,20 +7,20 @@ import addFormats from "ajv-formats";
 import Fastify, { type FastifyInstance } from "fastify";
 import { dashboard } from "../dashboard/plugin.ts";
 import { loggedRequest } from "../dashboard/setup-link.ts";
-import type { Application } from "../domain.ts";
-import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { WEBHOOKS_OPENAPI } from "../webhooks/openapi.ts";
+import { authHook } from "./auth.ts";
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from "./client-errors.ts";
 import { handleError } from "./errors.ts";
 import type { Metrics } from "./metrics.ts";
 import { rateLimitHook } from "./rate-limit.ts";
 import type { ApiContext } from "./routes/context.ts";
-import { downloadRoutes, uploadRoutes } from "./routes/files.ts";
+import { downloadRoutes, filesHostOnly, uploadRoutes } from "./routes/files.ts";
 import { jobEventRoutes } from "./routes/job-events.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { otherRoutes } from "./routes/others.ts";
-import { errorSchema, jobSchema, workflowSchema } from "./schemas.ts";
+import { errorResponses, errorSchema, jobSchema, workflowSchema } from "./schemas.ts";
 
 const API_PREFIXES = ["/v1", "/api"];
 
@@ -63,21 +64,29 @@ export async function buildServer(
     // Behind named reverse proxies, request.ip is the client's (the dashboard throttles sign-ins by it).
     ...(config.trustProxy.length > 0 ? { trustProxy: config.trustProxy } : {}),
     forceCloseConnections: "idle",
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Malformed HTTP and unroutable paths are answered in the API's error shape too.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
   app.setValidatorCompiler(validators());
   for (const schema of [errorSchema, jobSchema, workflowSchema]) app.addSchema(schema);
   app.setErrorHandler(handleError);
+  // The path is not repeated: it is the client's own text, of any length.
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send({ code: "NOT_FOUND", message: `Route ${request.method} ${request.url.split("?")[0]} not found` }),
+    reply.code(404).send({
+      code: "NOT_FOUND",
+      message: `There is no ${request.method} route at this path (the API is under /v1 and /api)`,
+    }),
   );
   // Callback-style hooks: they run on every request, and the polled status route is the hot path.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     done();
   });
+  // MIXDOWN_FILES_URL's host serves files only (never the dashboard).
+  const filesHost = filesHostOnly(config);
+  if (filesHost) app.addHook("onRequest", filesHost);
   app.addHook("onResponse", (request, reply, done) => {
     metrics.observeRequest(
       request.method,
@@ -112,9 +121,15 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
       components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } } },
       webhooks: WEBHOOKS_OPENAPI,
     },
+    // Shared schemas are named by their $id (Job, Workflow, Error) rather than def-0, def-1…
+    refResolver: {
+      buildLocalReference: (json: { $id?: unknown }, _baseUri: unknown, _fragment: unknown, i: number) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url }) => ({
       schema: {
         ...schema,
+        response: describedResponses((schema as { response?: Record<string, object> })?.response),
         hide: (schema as { hide?: boolean })?.hide || url.startsWith("/api/"),
       } as typeof schema,
       url,
@@ -129,22 +144,18 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
       async (api) => {
         api.addHook("onRoute", (route) => {
           route.schema = { ...route.schema, security: [{ apiKey: [] }] };
-          // With MIXDOWN_RATE_LIMIT every API route may answer 429: documented on each.
-          const response = route.schema.response as Record<string, unknown> | undefined;
-          if (runtime.rateLimiter && response) route.schema.response = { ...response, 429: { $ref: "Error#" } };
+          // With MIXDOWN_RATE_LIMIT every API route may answer 429: documented on each (with the route's own 429s).
+          const response = route.schema.response as Record<string, { description?: string }> | undefined;
+          if (runtime.rateLimiter && response) {
+            const limited = errorResponses("RATE_LIMITED")[429] as { $ref: string; description: string };
+            const own = response[429]?.description;
+            route.schema.response = {
+              ...response,
+              429: { ...limited, description: own ? `${limited.description}; ${own}` : limited.description },
+            };
+          }
         });
-        api.decorateRequest("application");
-        api.addHook("onRequest", (request, _reply, done) => {
-          const accept = (application: Application | undefined) => {
-            if (!application) return done(new ApiError("UNAUTHORIZED"));
-            request.application = application;
-            done();
-          };
-          const header = request.headers.authorization;
-          const known = runtime.applications.cached(header);
-          if (known !== "unknown") accept(known);
-          else runtime.applications.authenticate(header).then(accept, done);
-        });
+        authHook(api, runtime);
         if (runtime.rateLimiter) rateLimitHook(api, runtime.rateLimiter);
         jobRoutes(api, context);
         jobEventRoutes(api, context);
@@ -155,4 +166,15 @@ async function apiRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> 
   }
   if (runtime.serves.uploads) await app.register(async (files) => uploadRoutes(files, context));
   if (runtime.serves.downloads) await app.register(async (files) => downloadRoutes(files, context));
+}
+
+/** Every documented response with a description: the route's own, else the status's name ("Default Response" never). */
+function describedResponses(response: Record<string, object> | undefined): Record<string, object> {
+  if (!response) return { 200: { description: "Success" } };
+  return Object.fromEntries(
+    Object.entries(response).map(([status, entry]) => [
+      status,
+      "description" in entry ? entry : { ...entry, description: http.STATUS_CODES[status] ?? "Response" },
+    ]),
+  );
 }

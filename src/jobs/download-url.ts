@@ -22,6 +22,36 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === "unicast";
 }
 
+/** Why a URL text that `new URL` refuses is no URL, told from its shape (it is never repeated back). */
+function unparsableReason(raw: string): string {
+  const parts = /^([a-z][a-z\d+.-]*):\/\/([^/?#]*)/i.exec(raw.trim());
+  if (!parts) return "must be an absolute http or https URL (scheme://host/path)";
+  const authority = (parts[2] ?? "").replace(/^.*@/, "");
+  if (authority === "" || authority.startsWith(":")) return "must name a host after the scheme's //";
+  const port = /:([^:\]]*)$/.exec(authority)?.[1];
+  if (port !== undefined && (!/^\d{1,5}$/.test(port) || Number(port) > 65535)) {
+    return "has an invalid port (a port is a number from 1 to 65535)";
+  }
+  return "has a host name with characters a host name cannot contain";
+}
+
+/**
+ * Why `raw` is not an http(s) URL that can be fetched — unparsable, another scheme, no host, port 0 — or undefined.
+ * Form only: where the host is (internal addresses) is the caller's rule.
+ */
+export function httpUrlProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return unparsableReason(raw);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http or https URL";
+  if (url.hostname === "") return "must name a host after the scheme's //";
+  if (url.port === "0") return "has an invalid port (a port is a number from 1 to 65535)";
+  return undefined;
+}
+
 function refuse(host: string, address: string): JobFailure {
   return new JobFailure(
     "BAD_INPUT",
@@ -46,6 +76,15 @@ export function guardedLookup(
   };
 }
 
+/**
+ * Runs `check` once the socket is connected: at once on a kept-alive socket the agent reuses (a "connect"
+ * listener per request would never fire there, and would pile up), else when it connects.
+ */
+export function whenConnected(socket: Socket, check: () => void): void {
+  if (socket.connecting) socket.once("connect", check);
+  else check();
+}
+
 function describeNetworkError(url: URL, error: NodeJS.ErrnoException): JobFailure {
   if (error instanceof JobFailure) return error;
   const what: Record<string, string> = {
@@ -65,7 +104,13 @@ function request(url: URL, options: DownloadOptions): Promise<http.IncomingMessa
     const client = url.protocol === "https:" ? https : http;
     const host = url.hostname.replace(/^\[|\]$/g, "");
     if (net.isIP(host) && !options.allowPrivate && !isPublicAddress(host)) return reject(refuse(host, host));
-    const req = client.get(url, { lookup: guardedLookup(options.allowPrivate), signal: options.signal });
+    let req: http.ClientRequest;
+    try {
+      req = client.get(url, { lookup: guardedLookup(options.allowPrivate), signal: options.signal });
+    } catch (error) {
+      // Node refuses some URLs outright (e.g. characters a request path cannot carry).
+      return reject(describeNetworkError(url, error as NodeJS.ErrnoException));
+    }
     req.setTimeout(options.timeoutMs, () =>
       req.destroy(
         new JobFailure(
@@ -76,7 +121,7 @@ function request(url: URL, options: DownloadOptions): Promise<http.IncomingMessa
     );
     req.on("socket", (socket: Socket) => {
       // Checked again on the address actually connected to, against DNS rebinding.
-      socket.once("connect", () => {
+      whenConnected(socket, () => {
         const address = socket.remoteAddress ?? "";
         if (!options.allowPrivate && !isPublicAddress(address)) req.destroy(refuse(url.hostname, address));
       });
@@ -88,17 +133,22 @@ function request(url: URL, options: DownloadOptions): Promise<http.IncomingMessa
 
 /** Downloads an http(s) URL to a file, following redirects; failures are JobFailures. */
 export async function downloadUrl(rawUrl: string, destination: string, options: DownloadOptions): Promise<void> {
+  const problem = httpUrlProblem(rawUrl);
+  if (problem) throw new JobFailure("BAD_INPUT", `The input URL ${problem}.`);
   let url = new URL(rawUrl);
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new JobFailure("BAD_INPUT", `The input URL must be http or https, got ${url.protocol}`);
-    }
     const response = await request(url, options);
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
       if (hop >= MAX_REDIRECTS) throw new JobFailure("BAD_INPUT", "The input URL redirects too many times.");
-      url = new URL(response.headers.location, url);
+      const target = URL.parse(response.headers.location, url);
+      const problem = target
+        ? httpUrlProblem(target.href)
+        : (httpUrlProblem(response.headers.location) ?? "is not a valid URL");
+      if (!target || problem)
+        throw new JobFailure("BAD_INPUT", `The input URL redirects to an unusable URL: it ${problem}.`);
+      url = target;
       continue;
     }
     if (status < 200 || status > 299) {

@@ -3,7 +3,7 @@ import https from "node:https";
 import net from "node:net";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { guardedLookup, isPublicAddress } from "./download-url.ts";
+import { guardedLookup, httpUrlProblem, isPublicAddress, whenConnected } from "./download-url.ts";
 
 /** The URL's host is (or resolves to) an address that MIXDOWN_ALLOW_PRIVATE_URLS does not allow. */
 export class PrivateAddressError extends Error {}
@@ -35,14 +35,8 @@ export function checkOutboundUrl(url: URL, allowPrivate: boolean): string | unde
 
 /** Why a URL a client gave cannot be used ("… must …"), or undefined when it may be tried; no DNS lookup. */
 export function outboundUrlProblem(raw: string, allowPrivate: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return "must be an absolute http or https URL";
-  }
   if (raw.length > 4000) return "must be at most 4000 characters long";
-  return checkOutboundUrl(url, allowPrivate);
+  return httpUrlProblem(raw) ?? checkOutboundUrl(new URL(raw), allowPrivate);
 }
 
 /**
@@ -65,7 +59,7 @@ export function outboundRequest(url: URL, options: OutboundOptions): Promise<num
       request.destroy(new Error(`no answer for ${options.idleTimeoutMs} ms`)),
     );
     request.on("socket", (socket) => {
-      socket.once("connect", () => {
+      whenConnected(socket, () => {
         const address = socket.remoteAddress ?? "";
         if (!options.allowPrivate && !isPublicAddress(address)) request.destroy(refused(url.hostname, address));
       });

@@ -82,10 +82,13 @@ export class WorkerPool {
     this.stopping = true;
     this.wake();
     const finished = Promise.all(this.loops);
-    const timer = delay(graceMs, "timeout" as const);
+    // Cancelled once the jobs have finished, so a quick stop does not keep the process alive for the grace.
+    const graceOver = new AbortController();
+    const timer = delay(graceMs, "timeout" as const, { signal: graceOver.signal }).catch(() => "finished" as const);
     if ((await Promise.race([finished, timer])) === "timeout") {
       for (const controller of this.running.values()) controller.abort("shutdown" satisfies StopReason);
     }
+    graceOver.abort();
     await finished;
     await this.unwatch();
     await this.unwatchStates();

@@ -4,6 +4,7 @@ import type { Job, JobFilter, JobSearch, JobState, MetadataValue, Page } from ".
 import { ApiError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { JOB_ERROR_TITLES } from "../jobs/job-failure.ts";
+import { urlParamProblems } from "../modules/fetch/url-params.ts";
 import { describeIssues } from "../schema-issues.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { JobQueue } from "../store/job-queue.ts";
@@ -82,6 +83,9 @@ export class JobService {
       const details = describeIssues(validate.errors ?? [], "params");
       throw new ApiError("INVALID_WORKFLOW_PARAMS", undefined, details);
     }
+    // An input schema may say no more than "a string": a URL no download could start from is refused here.
+    const urlProblems = urlParamProblems(workflow.definition, request.params);
+    if (urlProblems.length > 0) throw new ApiError("INVALID_WORKFLOW_PARAMS", undefined, urlProblems);
     const outputs = async () => {
       const described = await this.workflows.describe(workflow.slug);
       return Object.fromEntries(Object.entries(described.outputs).map(([name, output]) => [name, output?.kind]));

@@ -63,6 +63,8 @@ export class UploadService {
     if (headers.contentLength !== undefined && headers.contentLength > this.options.maxBytes) {
       throw new ApiError("PAYLOAD_TOO_LARGE", `The upload is larger than the limit of ${this.options.maxBytes} bytes`);
     }
+    // Refused before the URL is taken, so the client can PUT the file to it again.
+    if (headers.contentLength === 0) throw new ApiError("EMPTY_UPLOAD");
     if (!(await this.store.beginUpload(id))) throw new ApiError("UPLOAD_ALREADY_USED");
     const contentType = headers.contentType || "application/octet-stream";
     try {
@@ -71,6 +73,11 @@ export class UploadService {
         maxBytes: this.options.maxBytes,
         size: headers.contentLength,
       });
+      // A chunked body that turned out empty: nothing kept, and the URL free again.
+      if (info.size === 0) {
+        await this.blobs.delete(uploadKey(id));
+        throw new ApiError("EMPTY_UPLOAD");
+      }
       await this.store.finishUpload(id, info);
       return info;
     } catch (error) {

@@ -34,7 +34,7 @@ for (const { backend, skip } of BACKENDS)
         test(`${method} ${prefix}${path} without a key or with a wrong one answers 401 JSON`, async () => {
           const last = app.apiKey.at(-1) === "A" ? "B" : "A";
           const oneCharOff = `${app.apiKey.slice(0, -1)}${last}`;
-          for (const key of [undefined, "", "mxd_wrong", `Bearer ${app.apiKey}`, oneCharOff]) {
+          for (const key of [undefined, "", "mxd_wrong", `Bearer ${oneCharOff}`, `Basic ${app.apiKey}`, oneCharOff]) {
             const response = await server.api(method, `${prefix}${path}`, {
               key,
               body: method === "POST" ? {} : undefined,
@@ -46,10 +46,15 @@ for (const { backend, skip } of BACKENDS)
         });
       }
 
-      test(`GET ${prefix}/application answers the key's application`, async () => {
-        const response = await server.api("GET", `${prefix}/application`, { key: app.apiKey });
-        assert.equal(response.status, 200);
-        assert.deepEqual(response.body, { id: app.id, name: "first" });
+      test(`GET ${prefix}/application answers the key's application, the key sent alone or after Bearer`, async () => {
+        for (const key of [app.apiKey, `Bearer ${app.apiKey}`]) {
+          const response = await server.api("GET", `${prefix}/application`, { key });
+          assert.equal(response.status, 200, key);
+          assert.deepEqual(response.body, { id: app.id, name: "first" });
+        }
+        const scheme = await server.api("GET", `${prefix}/application`, { key: `Token ${app.apiKey}` });
+        assert.equal(scheme.status, 401);
+        assert.match(scheme.body.message, /without a scheme/);
       });
     }
 

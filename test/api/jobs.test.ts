@@ -512,6 +512,10 @@ for (const { backend, skip } of BACKENDS)
             ["?page=-1", "page"],
             ["?page=1.5", "page"],
             ["?page=abc", "page"],
+            ["?page=1000001", "page"],
+            ["?page=1e20", "page"],
+            ["?page=99999999999999", "page"],
+            ["?page=999999999999999999999999999999", "page"],
             ["?size=0", "size"],
             ["?size=1001", "size"],
             ["?size=2.5", "size"],
@@ -519,6 +523,7 @@ for (const { backend, skip } of BACKENDS)
             ["?size=-3", "size"],
           ];
           for (const [query, field] of cases) assertInvalid(await list(query), field, query);
+          assert.match((await list("?page=1e20")).body.message, /page must be <= 1000000/);
         });
       }
     });

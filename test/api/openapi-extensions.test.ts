@@ -38,3 +38,35 @@ test("the OpenAPI document describes cancel, the event stream, Idempotency-Key, 
   assert.ok(JSON.stringify(body.components.schemas).includes("how much of the job is done"), "Job.progress described");
   assert.ok(JSON.stringify(body).includes("CANCELLED"), "the CANCELLED failure code is listed");
 });
+
+test("the OpenAPI document names its schemas and describes every response", async () => {
+  const { body } = await server.api("GET", "/openapi.json");
+  const names = Object.keys(body.components.schemas);
+  assert.deepEqual(names.sort(), ["Error", "Job", "Workflow"]);
+  const text = JSON.stringify(body);
+  assert.doesNotMatch(text, /def-\d+/, "no generated def-N names or references");
+  assert.ok(!text.includes("Default Response"), "no placeholder descriptions");
+  const operations = Object.entries(body.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => [`${method} ${path}`, operation] as const),
+  );
+  assert.ok(operations.length >= 10, `${operations.length} operations`);
+  for (const [what, operation] of operations) {
+    for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+      assert.equal(typeof response.description, "string", `${what} ${status}`);
+      assert.ok(response.description.length > 1, `${what} ${status}`);
+      const ref = Object.values((response.content ?? {}) as Record<string, any>)[0]?.schema?.$ref;
+      if (Number(status) >= 400) assert.equal(ref, "#/components/schemas/Error", `${what} ${status}`);
+    }
+  }
+  // Each error status says which codes it carries, e.g. creating a job's 422.
+  const create = body.paths["/v1/job"].post.responses;
+  for (const code of ["INVALID_WORKFLOW_PARAMS", "WORKFLOW_HAS_ERRORS", "WORKFLOW_UNAVAILABLE"]) {
+    assert.ok(create["422"].description.includes(code), code);
+  }
+  assert.ok(create["429"].description.includes("RATE_LIMITED"), create["429"].description);
+  assert.ok(create["429"].description.includes("TOO_MANY_QUEUED_JOBS"), create["429"].description);
+  assert.equal(
+    body.paths["/v1/job/{id}"].get.responses["200"].content["application/json"].schema.$ref,
+    "#/components/schemas/Job",
+  );
+});

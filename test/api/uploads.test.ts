@@ -268,6 +268,29 @@ describe("uploads: GET /upload, PUT uploadUrl, GET downloadUrl", () => {
     assert.ok(again.bytes.equals(bytes));
   });
 
+  test("an empty body, with Content-Length 0 or chunked → 400 EMPTY_UPLOAD; nothing is kept; the URL still works", async () => {
+    const { uploadUrl, downloadUrl } = await pair();
+    const empty: Record<string, string | number>[] = [
+      { "content-type": "audio/wav", "content-length": 0 },
+      { "content-type": "audio/wav", "transfer-encoding": "chunked" },
+    ];
+    for (const headers of empty) {
+      const response = await send(uploadUrl, { headers });
+      const what = JSON.stringify(headers);
+      assert.equal(response.status, 400, what);
+      const body = JSON.parse(response.body.toString());
+      assert.equal(body.code, "EMPTY_UPLOAD", what);
+      assert.match(body.message, /empty/, what);
+      assert.equal((await download(downloadUrl)).status, 404, what);
+      assert.deepEqual(filesOf(server, uploadUrl), [], what);
+    }
+    const bytes = randomBytes(1000);
+    await put(uploadUrl, bytes, "audio/ogg");
+    const got = await download(downloadUrl);
+    assert.equal(got.status, 200);
+    assert.ok(got.bytes.equals(bytes));
+  });
+
   test("a second PUT to the same upload URL → 403 and the first file is unchanged", async () => {
     const { uploadUrl, downloadUrl } = await pair();
     const bytes = randomBytes(4000);

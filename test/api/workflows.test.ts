@@ -106,6 +106,10 @@ for (const { backend, skip } of BACKENDS)
             ["?page=-1", "page"],
             ["?page=1.5", "page"],
             ["?page=first", "page"],
+            ["?page=1000001", "page"],
+            ["?page=1e20", "page"],
+            ["?page=99999999999999", "page"],
+            ["?page=999999999999999999999999999999", "page"],
             ["?size=0", "size"],
             ["?size=1001", "size"],
             ["?size=2.5", "size"],
@@ -122,6 +126,7 @@ for (const { backend, skip } of BACKENDS)
               `${query}: ${JSON.stringify(response.body)}`,
             );
           }
+          assert.match((await list("?page=1e20")).body.message, /page must be <= 1000000/);
         });
       });
 
@@ -169,6 +174,10 @@ for (const { backend, skip } of BACKENDS)
           ["opus at 44100 Hz", { inputUrl: INPUT, format: "opus", sampleRate: 44100 }, "params.sampleRate"],
           ["a non-http inputUrl", { inputUrl: "ftp://example.com/a.wav", format: "mp3" }, "params.inputUrl"],
           ["a numeric inputUrl", { inputUrl: 42, format: "mp3" }, "params.inputUrl"],
+          ["an inputUrl without a host (http://)", { inputUrl: "http://", format: "mp3" }, "params.inputUrl"],
+          ["an inputUrl without a host (https://)", { inputUrl: "https://", format: "mp3" }, "params.inputUrl"],
+          ["an inputUrl on port 99999", { inputUrl: "http://127.0.0.1:99999/", format: "mp3" }, "params.inputUrl"],
+          ["an inputUrl on port 0", { inputUrl: "http://example.com:0/a.wav", format: "mp3" }, "params.inputUrl"],
           ["zero channels", { inputUrl: INPUT, format: "wav", channels: 0 }, "params.channels"],
           ["an unknown parameter", { inputUrl: INPUT, format: "mp3", bitrate: 320 }, "params.bitrate"],
         ];

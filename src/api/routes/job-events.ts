@@ -36,7 +36,7 @@ export function jobEventRoutes(app: FastifyInstance, { runtime }: ApiContext): v
         produces: ["text/event-stream"],
         response: {
           200: { description: "The event stream", content: { "text/event-stream": { schema: { type: "string" } } } },
-          ...errorResponses(400, 401, 404),
+          ...errorResponses("INVALID_JOB_ID", "UNAUTHORIZED", "JOB_NOT_FOUND"),
         },
       },
     },

@@ -17,7 +17,11 @@ import type { ApiContext } from "./context.ts";
 
 export function jobId(params: unknown): string {
   const { id } = params as { id: string };
-  if (!isUuid(id)) throw new ApiError("INVALID_JOB_ID", `"${id}" is not a valid job id (a UUID)`);
+  if (!isUuid(id)) {
+    // Repeated only when short and plain: the path is the client's text, of any length and characters.
+    const shown = /^[\w.-]{1,64}$/.test(id) ? `"${id}"` : "The id in the path";
+    throw new ApiError("INVALID_JOB_ID", `${shown} is not a valid job id (a UUID)`);
+  }
   return id.toLowerCase();
 }
 
@@ -36,7 +40,19 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
           "With an Idempotency-Key header, a retried request (same key, same body, within 24 hours) returns the same job id instead of creating a second job; the same key with a different body is refused (409 IDEMPOTENCY_KEY_REUSED).",
         headers: createJobHeaders,
         body: createJobBody,
-        response: { 200: idResponse, ...errorResponses(400, 401, 404, 409, 422, 429) },
+        response: {
+          200: idResponse,
+          ...errorResponses(
+            "INVALID_REQUEST",
+            "UNAUTHORIZED",
+            "WORKFLOW_NOT_FOUND",
+            "IDEMPOTENCY_KEY_REUSED",
+            "INVALID_WORKFLOW_PARAMS",
+            "WORKFLOW_HAS_ERRORS",
+            "WORKFLOW_UNAVAILABLE",
+            "TOO_MANY_QUEUED_JOBS",
+          ),
+        },
       },
     },
     async (request) => {
@@ -54,7 +70,10 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         description:
           "A bare array of jobs; X-Total-Count holds the number of matching jobs and Link (RFC 8288) the next/prev pages.",
         querystring: listJobsQuery,
-        response: { 200: { type: "array", items: { $ref: "Job#" } }, ...errorResponses(400, 401) },
+        response: {
+          200: { type: "array", items: { $ref: "Job#" }, description: "The page of jobs" },
+          ...errorResponses("INVALID_REQUEST", "UNAUTHORIZED"),
+        },
       },
     },
     async (request, reply) => {
@@ -90,7 +109,10 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         tags,
         summary: "Get a job",
         params: jobIdParams,
-        response: { 200: { $ref: "Job#" }, ...errorResponses(400, 401, 404) },
+        response: {
+          200: { $ref: "Job#", description: "The job" },
+          ...errorResponses("INVALID_JOB_ID", "UNAUTHORIZED", "JOB_NOT_FOUND"),
+        },
       },
     },
     async (request) => render(await jobs.get(request.application.id, jobId(request.params))),
@@ -103,7 +125,7 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         tags,
         summary: "Get a job's status and progress",
         params: jobIdParams,
-        response: { 200: statusResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: statusResponse, ...errorResponses("INVALID_JOB_ID", "UNAUTHORIZED", "JOB_NOT_FOUND") },
       },
     },
     // Not async: clients poll this route, and the embedded store answers without a promise hop.
@@ -123,7 +145,10 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         description:
           "Stops a QUEUED or STARTED job: it ends FAILED with error code CANCELLED, and its partial results are removed. Cancelling a cancelled job returns it again; a job that ended otherwise gets 409 JOB_ALREADY_FINISHED. Unlike DELETE, the job stays.",
         params: jobIdParams,
-        response: { 200: { $ref: "Job#" }, ...errorResponses(400, 401, 404, 409) },
+        response: {
+          200: { $ref: "Job#", description: "The cancelled job" },
+          ...errorResponses("INVALID_JOB_ID", "UNAUTHORIZED", "JOB_NOT_FOUND", "JOB_ALREADY_FINISHED"),
+        },
       },
     },
     async (request) => render(await jobs.cancel(request.application.id, jobId(request.params))),
@@ -136,7 +161,7 @@ export function jobRoutes(app: FastifyInstance, { runtime }: ApiContext): void {
         tags,
         summary: "Delete a job (irreversible; stops it if running and deletes its result files)",
         params: jobIdParams,
-        response: { 200: idResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: idResponse, ...errorResponses("INVALID_JOB_ID", "UNAUTHORIZED", "JOB_NOT_FOUND") },
       },
     },
     async (request) => {

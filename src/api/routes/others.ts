@@ -16,10 +16,11 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
         response: {
           200: {
             type: "object",
+            description: "The upload URL (PUT the file there, once) and the URL to give jobs",
             required: ["uploadUrl", "downloadUrl"],
             properties: { uploadUrl: { type: "string" }, downloadUrl: { type: "string" } },
           },
-          ...errorResponses(401),
+          ...errorResponses("UNAUTHORIZED"),
         },
       },
     },
@@ -36,10 +37,11 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
         response: {
           200: {
             type: "object",
+            description: "The page of workflows",
             required: ["workflows"],
             properties: { workflows: { type: "array", items: { $ref: "Workflow#" } } },
           },
-          ...errorResponses(400, 401),
+          ...errorResponses("INVALID_REQUEST", "UNAUTHORIZED"),
         },
       },
     },
@@ -64,7 +66,10 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
         summary: "One workflow with its input schema and outputs (Mixdown extension)",
         description:
           'The path ends with the slug, e.g. /v1/workflow/mixdown/convert. `runnable` is false, with the reasons in `errors` or `unavailable`, when jobs cannot run on it. A step whose module has a choice of engines says which one would run here with the workflow\'s own params (e.g. `"engine": "pocketsphinx"` on the transcribe step).',
-        response: { 200: { type: "object", additionalProperties: true }, ...errorResponses(401, 404) },
+        response: {
+          200: { type: "object", additionalProperties: true, description: "The workflow" },
+          ...errorResponses("UNAUTHORIZED", "WORKFLOW_NOT_FOUND"),
+        },
       },
     },
     async (request) => workflows.describe((request.params as { "*": string })["*"]),
@@ -79,10 +84,11 @@ export function otherRoutes(app: FastifyInstance, { runtime }: ApiContext): void
         response: {
           200: {
             type: "object",
+            description: "The application",
             required: ["id", "name"],
             properties: { id: { type: "string" }, name: { type: "string" } },
           },
-          ...errorResponses(401),
+          ...errorResponses("UNAUTHORIZED"),
         },
       },
     },

@@ -40,6 +40,7 @@ const SHOWN: { [K in keyof Config]: (value: Config[K]) => ConfigRow[] } = {
   workflowsDir: (v) => [{ name: "MIXDOWN_WORKFLOWS_DIR", value: v }],
   modelsDir: (v) => [{ name: "MIXDOWN_MODELS_DIR", value: v }],
   publicUrl: (v) => [{ name: "MIXDOWN_PUBLIC_URL", value: withoutCredentials(v) }],
+  filesUrl: (v) => [{ name: "MIXDOWN_FILES_URL", value: v ? withoutCredentials(v) : "not set (the public URL)" }],
   fetchTimeoutMs: (v) => [{ name: "MIXDOWN_FETCH_TIMEOUT_MS", value: text(v) }],
   allowPrivateUrls: (v) => [{ name: "MIXDOWN_ALLOW_PRIVATE_URLS", value: text(v) }],
   maxUploadBytes: (v) => [{ name: "MIXDOWN_MAX_UPLOAD_BYTES", value: text(v) }],

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
 import {
@@ -12,6 +13,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { type BlobInfo, type BlobStore, BlobTooLargeError, type BlobUsage, type PutInfo } from "../blob-store.ts";
+import { contentDisposition } from "../served-file.ts";
 import { streamToFile } from "../stream-to-file.ts";
 
 /** A 404 answer: HEAD's NotFound, GET's NoSuchKey. */
@@ -54,7 +56,14 @@ export class S3BlobStore implements BlobStore {
       },
     });
     body.on("error", (error) => counter.destroy(error));
-    const params = { Bucket: this.bucket, Key: key, Body: body.pipe(counter), ContentType: info.contentType };
+    const params = {
+      Bucket: this.bucket,
+      Key: key,
+      Body: body.pipe(counter),
+      ContentType: info.contentType,
+      // The store serves it with every GET: what a browser must not show in place downloads (served-file.ts).
+      ContentDisposition: contentDisposition(info.contentType, path.posix.basename(key)),
+    };
     if (info.size !== undefined && info.size <= SINGLE_PUT_MAX_BYTES) {
       // A known length goes in one PUT: a multipart upload buffers 5 MiB parts and takes several requests
       // (for 16 MB, ~2.5x the worker's CPU and twice the time, measured here).
