@@ -17,7 +17,14 @@ export async function appCommand(
     switch (sub) {
       case "create": {
         if (!args.name?.trim()) throw new UsageError("app create needs --name NAME");
+        // Names need not be unique (ids are), but two alike are easy to confuse: say so, on stderr (--json stays
+        // parseable), and create it all the same, as scripts that provision applications expect.
+        const taken = await apps.named(args.name.trim());
         const { app, apiKey } = await apps.create(args.name.trim());
+        for (const other of taken)
+          process.stderr.write(
+            `warning: application "${other.name}" (${other.id}, created ${other.createdAt}${other.revokedAt ? ", revoked" : ""}) has the same name; tell them apart by id\n`,
+          );
         if (args.json) print(JSON.stringify({ id: app.id, name: app.name, apiKey }));
         else print(`Created application "${app.name}" (${app.id}).\nAPI key (shown once, keep it safe):\n${apiKey}`);
         return;

@@ -6,9 +6,12 @@ import helmet from "@fastify/helmet";
 import fastifyStatic from "@fastify/static";
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { Runtime } from "../runtime.ts";
+import { loadSecret } from "../secret.ts";
 import { type DashboardContext, PREFIX } from "./context.ts";
 import { csrfHook } from "./csrf-hook.ts";
+import { favicons } from "./favicon.ts";
 import { fileOrigins } from "./file-origins.ts";
+import { FlashCookie, flashKey } from "./flash.ts";
 import { applicationPage } from "./pages/application.ts";
 import { applicationsPage } from "./pages/applications.ts";
 import { jobPage } from "./pages/job.ts";
@@ -65,7 +68,9 @@ function helmetOptions(tls: boolean, files: string[]) {
  * headers are each one hook for the whole scope.
  */
 export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  const context: DashboardContext = { runtime, secureCookies: runtime.config.tls !== undefined };
+  const secureCookies = runtime.config.tls !== undefined;
+  const flash = new FlashCookie(flashKey(loadSecret(runtime.config.secret, runtime.config.dataDir)), secureCookies);
+  const context: DashboardContext = { runtime, secureCookies, flash };
   await app.register(
     async (scope) => {
       // Pages for people, not part of the documented API.
@@ -115,4 +120,5 @@ export async function dashboard(app: FastifyInstance, runtime: Runtime): Promise
     { prefix: PREFIX },
   );
   app.get("/", { schema: { hide: true } }, (_request, reply) => reply.redirect(PREFIX, 302));
+  favicons(app);
 }

@@ -10,8 +10,13 @@ export interface Field {
   kind: FieldKind;
   required: boolean;
   description: string;
-  /** The schema's default, as the form shows it ("" when there is none). */
+  /** The default, as the form shows it ("" when there is none): the schema's own, else the module's it feeds. */
   defaultText: string;
+  /**
+   * True when the default is the module's (the input schema names none): the engine fills it in when the param is
+   * left out, so a form value equal to it is left out too and the job's params stay as an API client's would.
+   */
+  impliedDefault: boolean;
   /** For choices: each option's form value and the JSON value it stands for. */
   options: { text: string; value: unknown }[];
   minimum: number | undefined;
@@ -37,8 +42,11 @@ export function fileParams(steps: StepDefinition[]): Set<string> {
   return names;
 }
 
-/** The form fields of an input schema's properties, in the schema's order (required ones first). */
-export function fieldsOf(inputSchema: Schema, files: Set<string>): Field[] {
+/**
+ * The form fields of an input schema's properties, in the schema's order (required ones first); `implied` holds the
+ * defaults params take from the modules they feed (see impliedDefaults).
+ */
+export function fieldsOf(inputSchema: Schema, files: Set<string>, implied = new Map<string, unknown>()): Field[] {
   const properties = (inputSchema.properties ?? {}) as Record<string, Schema>;
   const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required.map(String) : []);
   const fields = Object.entries(properties).map(([name, schema]): Field => {
@@ -60,7 +68,8 @@ export function fieldsOf(inputSchema: Schema, files: Set<string>): Field[] {
       kind,
       required: required.has(name),
       description: typeof schema.description === "string" ? schema.description : "",
-      defaultText: asText(schema.default),
+      defaultText: asText(schema.default ?? implied.get(name)),
+      impliedDefault: schema.default === undefined && implied.has(name),
       options: (choices ?? []).map((value) => ({ text: asText(value), value })),
       minimum: typeof schema.minimum === "number" ? schema.minimum : undefined,
       maximum: typeof schema.maximum === "number" ? schema.maximum : undefined,
@@ -80,6 +89,7 @@ export function paramsFrom(fields: Field[], values: Record<string, string>): Rec
   for (const field of fields) {
     const raw = values[field.name] ?? "";
     if (raw.trim() === "") continue;
+    if (field.impliedDefault && !field.required && raw.trim() === field.defaultText) continue;
     params[field.name] = parseValue(field, field.kind === "json" || field.kind === "text" ? raw : raw.trim());
   }
   return params;

@@ -3,6 +3,9 @@ import type { Application, ApplicationActivity } from "../domain.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
 import { generateApiKey, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
 
+/** A name as people tell names apart: case, spacing and Unicode forms ignored ("My  App" is "my app"). */
+export const nameKey = (name: string): string => name.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+
 export class ApplicationService {
   private readonly store: MetadataStore;
 
@@ -19,6 +22,12 @@ export class ApplicationService {
 
   list(): Promise<Application[]> {
     return this.store.listApplications();
+  }
+
+  /** The applications (revoked ones too) already called `name`, oldest first, but for `exceptId`. */
+  async named(name: string, exceptId?: string): Promise<Application[]> {
+    const key = nameKey(name);
+    return (await this.store.listApplications()).filter((app) => app.id !== exceptId && nameKey(app.name) === key);
   }
 
   /** Keys already looked up (kept in memory only), valid while the store's applications version stays the same. */

@@ -17,6 +17,8 @@ const ROUTES: [string, string][] = [
   ["POST", "/dashboard/applications/00000000-0000-4000-8000-000000000000/name"],
   ["GET", "/dashboard/applications/00000000-0000-4000-8000-000000000000/rotate-key"],
   ["POST", "/dashboard/applications/00000000-0000-4000-8000-000000000000/rotate-key"],
+  ["GET", "/dashboard/applications/00000000-0000-4000-8000-000000000000/key"],
+  ["GET", "/dashboard/applications/00000000-0000-4000-8000-000000000000/webhooks/secret"],
   ["GET", "/dashboard/applications/00000000-0000-4000-8000-000000000000/revoke"],
   ["POST", "/dashboard/applications/00000000-0000-4000-8000-000000000000/revoke"],
   ["GET", "/dashboard/jobs"],
@@ -26,6 +28,7 @@ const ROUTES: [string, string][] = [
   ["POST", "/dashboard/jobs/00000000-0000-4000-8000-000000000000/delete"],
   ["POST", "/dashboard/sign-out"],
   ["GET", "/dashboard/system"],
+  ["GET", "/dashboard/system/storage"],
   ["GET", "/dashboard/no-such-page"],
 ];
 
@@ -154,6 +157,8 @@ for (const { backend, skip } of BACKENDS)
       await page.goto(`${server.url}/dashboard/applications`);
       await page.getByLabel("Name").fill("Studio One");
       await page.getByRole("button", { name: "Create and show key" }).click();
+      // Post/redirect/get: the key is shown by a page of its own, reached by a GET.
+      await page.waitForURL(/\/dashboard\/applications\/[0-9a-f-]{36}\/key$/);
       const keyField = page.locator("#api-key");
       apiKey = await keyField.inputValue();
       assert.match(apiKey, /^mxd_[\w-]{43}$/);
@@ -166,6 +171,23 @@ for (const { backend, skip } of BACKENDS)
       const me = await server.api("GET", "/v1/application", { key: apiKey });
       assert.equal(me.status, 200);
       assert.equal(me.body.name, "Studio One");
+
+      // A reload creates no second application and shows the key no more.
+      const reloaded = await page.reload();
+      assert.equal(reloaded?.status(), 410);
+      await page.getByRole("heading", { name: "The key is no longer shown" }).waitFor();
+      assert.ok(!(await page.content()).includes(apiKey));
+      assert.equal(await page.locator("#api-key").count(), 0);
+      const listed = JSON.parse((await server.cli(["app", "list", "--json"])).stdout) as { name: string }[];
+      assert.deepEqual(
+        listed.map((a) => a.name),
+        ["Studio One"],
+      );
+      assert.deepEqual(
+        (await context.cookies(`${server.url}/dashboard/`)).filter((c) => c.name === "mixdown_flash"),
+        [],
+        "the one-time cookie is gone",
+      );
 
       // Never shown again: not on the list, not on the application's page.
       await page.goto(`${server.url}/dashboard/applications`);
@@ -186,10 +208,15 @@ for (const { backend, skip } of BACKENDS)
 
       await page.getByRole("link", { name: "Rotate key…" }).click();
       await page.getByRole("button", { name: "Rotate key" }).click();
+      await page.waitForURL(`${appUrl}/key`);
       const newKey = await page.locator("#api-key").inputValue();
       assert.match(newKey, /^mxd_[\w-]{43}$/);
       assert.notEqual(newKey, apiKey);
       assert.equal((await server.api("GET", "/v1/application", { key: apiKey })).status, 401);
+      assert.equal((await server.api("GET", "/v1/application", { key: newKey })).status, 200);
+      // A reload rotates nothing: the key just shown still works, and is not shown again.
+      assert.equal((await page.reload())?.status(), 410);
+      assert.ok(!(await page.content()).includes(newKey));
       assert.equal((await server.api("GET", "/v1/application", { key: newKey })).status, 200);
 
       await page.goto(appUrl);
@@ -214,7 +241,7 @@ for (const { backend, skip } of BACKENDS)
         .getByRole("row", { name: /Busy app/ })
         .getByRole("cell")
         .allInnerTexts();
-      assert.equal(cells[0], "Busy app");
+      assert.equal(cells[0], `Busy app\n${busy.id.slice(0, 8)}…`, "the name, and the start of the id under it");
       assert.deepEqual(cells.slice(3, 7), ["2", "0", "0", "0"]);
       assert.match(cells[7] ?? "", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 

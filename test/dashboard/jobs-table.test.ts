@@ -102,6 +102,35 @@ for (const { backend, skip } of BACKENDS)
       assert.match(await page.locator("main").innerText(), /No jobs match these filters/);
     });
 
+    test("a filter from a link that names nothing known is shown, said, and removable: never an 'All' that hides it", async () => {
+      const gone = "00000000-0000-4000-8000-000000000000";
+      assert.deepEqual(await open(`?app=${gone}&batch=first`), []);
+      const app = page.getByLabel("Application");
+      assert.equal(await app.inputValue(), gone);
+      assert.equal(await app.locator("option:checked").innerText(), `(unknown: ${gone})`);
+      const notice = page.locator(".notice");
+      assert.match(await notice.innerText(), new RegExp(`No application has the id ${gone}`));
+      await notice.getByRole("link", { name: "Remove this filter" }).click();
+      await page.waitForURL((url) => !url.search.includes("app="));
+      assert.match(page.url(), /\?batch=first$/, "the other filters stay");
+      assert.deepEqual(await rowIds(), [created[2], created[1], created[0]]);
+      assert.equal(await page.locator(".notice").count(), 0);
+
+      assert.deepEqual(await open("?workflow=my/removed"), []);
+      assert.equal(await page.getByLabel("Workflow").inputValue(), "my/removed");
+      assert.equal(
+        await page.getByLabel("Workflow").locator("option:checked").innerText(),
+        "my/removed (not installed)",
+      );
+      assert.match(await page.locator(".notice").innerText(), /No workflow my\/removed is installed/);
+
+      // A status that is none is not applied, and the page says so.
+      assert.equal((await open("?status=DONE")).length, created.length);
+      assert.equal(await page.getByLabel("Status").locator("option:checked").innerText(), "(unknown: DONE)");
+      assert.match(await page.locator(".notice").innerText(), /There is no job status DONE/);
+      await assertAccessible(page, "jobs with unknown filters");
+    });
+
     test("search by name (case-insensitive, wildcards taken literally) or by id", async () => {
       assert.deepEqual(await open("?q=ALPHA%202"), [created[1]]);
       assert.deepEqual(await open(`?q=${created[3]}`), [created[3]]);

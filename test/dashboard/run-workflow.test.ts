@@ -9,6 +9,8 @@ import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } fro
 import { csrfTokenOf, OPERATOR_PASSWORD, signInFirstOperator } from "./operator-session.ts";
 
 const JOB_URL = /\/dashboard\/jobs\/([0-9a-f-]{36})$/;
+/** A loopback port nothing listens on: a job fetching it fails at once. */
+const REFUSED_INPUT = "http://127.0.0.1:9/song.wav";
 
 /** A custom workflow whose form has a choice with a default and a number with a default. */
 const DEFAULTS_WORKFLOW = {
@@ -96,10 +98,14 @@ for (const { backend, skip } of BACKENDS)
 
     test("drop a file: it goes up through the application's signed upload URL with a progress bar, and the job it feeds succeeds", async () => {
       await page.goto(`${server.url}/dashboard/run`);
-      await page.getByLabel("Application").selectOption({ label: "Studio" });
+      // The only application is chosen already; choosing the workflow shows its form at once, without a reload.
+      assert.equal(await page.getByLabel("Application").inputValue(), app.id);
+      assert.equal(await page.getByRole("button", { name: "Show the form" }).isVisible(), false);
+      await page.evaluate(() => Object.assign(window, { samePage: true }));
       await page.getByLabel("Workflow").selectOption("mixdown/convert");
-      await page.getByRole("button", { name: "Show the form" }).click();
       await page.getByRole("heading", { name: /Convert audio/ }).waitFor();
+      assert.equal(await page.evaluate(() => "samePage" in window), true, "the form came in place, no page load");
+      assert.match(page.url(), /\/dashboard\/run\?app=[0-9a-f-]{36}&workflow=mixdown%2Fconvert$/, "a reload keeps it");
 
       const wav = sineWav(3, { channels: 2 });
       const percents = await dropFile(page, "param-inputUrl", "tone.wav", wav);
@@ -127,6 +133,12 @@ for (const { backend, skip } of BACKENDS)
       await page.waitForURL(JOB_URL);
       const id = JOB_URL.exec(page.url())?.[1] ?? "";
       assert.equal(await finalStatus(page), "SUCCEEDED");
+      // The job's page came by a redirect: reloading it posts nothing and creates no second job.
+      const posts: string[] = [];
+      page.on("request", (request) => request.method() === "POST" && posts.push(request.url()));
+      await page.reload();
+      assert.deepEqual(posts, []);
+      assert.equal((await server.api("GET", "/v1/job", { key: app.apiKey })).body.length, 1);
 
       // The job is the application's own, as if created with its key.
       const job = await server.api("GET", `/v1/job/${id}`, { key: app.apiKey });
@@ -173,7 +185,7 @@ for (const { backend, skip } of BACKENDS)
       assert.equal((await server.cli(["workflow", "add", file])).code, 0);
       await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=test/resample`);
       const format = page.getByLabel("format");
-      assert.deepEqual(await format.locator("option").allInnerTexts(), ["Not set", "wav", "flac (default)"]);
+      assert.deepEqual(await format.locator("option").allInnerTexts(), ["wav", "flac (default)"]);
       assert.equal(await format.inputValue(), "flac");
       const rate = page.getByLabel("sampleRate");
       assert.equal(await rate.inputValue(), "22050");
@@ -191,7 +203,60 @@ for (const { backend, skip } of BACKENDS)
       await assertAccessible(page, "run form with defaults");
     });
 
+    test("defaults the input schema leaves out come from the modules: filled in, and left out of the job when unchanged", async () => {
+      // mixdown/stems-4 names no default in its input schema; its module's are format wav, method auto, vocals.onnx…
+      await page.goto(`${server.url}/dashboard/run?workflow=mixdown/stems-4`);
+      const format = page.getByLabel("format");
+      assert.equal(await format.inputValue(), "wav");
+      assert.equal(await format.locator("option").first().innerText(), "mp3", "no empty choice: a default is set");
+      assert.equal(await page.getByLabel("method").inputValue(), "auto");
+      assert.equal(await page.getByLabel("vocalsModel").inputValue(), "vocals.onnx");
+      await page.goto(`${server.url}/dashboard/workflows/mixdown/stems-4`);
+      const row = page.getByRole("row", { name: /^method/ });
+      assert.equal((await row.getByRole("cell").allInnerTexts())[3], '"auto"');
+
+      await page.goto(`${server.url}/dashboard/run?workflow=mixdown/stems-4`);
+      await page.getByLabel("Job name").fill("defaults kept");
+      await page.getByLabel("or paste a URL").fill(REFUSED_INPUT);
+      await page.getByLabel("method").selectOption("classical");
+      await page.getByRole("button", { name: "Run" }).click();
+      await page.waitForURL(JOB_URL);
+      const job = await server.api("GET", `/v1/job/${JOB_URL.exec(page.url())?.[1]}`, { key: app.apiKey });
+      assert.deepEqual(job.body.workflowParams, { inputUrl: REFUSED_INPUT, method: "classical" });
+    });
+
+    test("only audio or video is taken: a text file is refused in the page, and by the server", async () => {
+      await page.goto(`${server.url}/dashboard/run?workflow=mixdown/convert`);
+      const picker = page.locator("#param-inputUrl-file");
+      assert.equal(await picker.getAttribute("accept"), "audio/*,video/*");
+      const asked: string[] = [];
+      page.on("request", (request) => request.url().includes("/upload-url") && asked.push(request.url()));
+      await picker.setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not a song") });
+      const message = page.locator('[data-upload-for="param-inputUrl"] .upload-message');
+      assert.equal(
+        await message.innerText(),
+        "notes.txt is not an audio or video file (text/plain): choose an audio or video file.",
+      );
+      assert.deepEqual(asked, [], "nothing was uploaded");
+      assert.equal(await page.locator("#param-inputUrl").inputValue(), "");
+
+      const token = await csrfTokenOf(page);
+      const refused = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
+        data: { app: app.id, fileName: "notes.txt", fileType: "text/plain" },
+        headers: { "x-csrf-token": token },
+      });
+      assert.equal(refused.status(), 415);
+      assert.match((await refused.json()).message, /notes\.txt is not an audio or video file/);
+      // A type the browser does not know, on a media file name, is taken by its name.
+      const flac = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
+        data: { app: app.id, fileName: "take 3.FLAC", fileType: "" },
+        headers: { "x-csrf-token": token },
+      });
+      assert.equal(flac.status(), 200);
+    });
+
     test("a bad value is refused with the API's own message next to its field, and nothing typed is lost", async () => {
+      const jobsBefore = (await server.api("GET", "/v1/job", { key: app.apiKey })).body.length;
       await page.goto(`${server.url}/dashboard/run?app=${app.id}&workflow=mixdown/convert`);
       await page.getByLabel("Job name").fill("my conversion");
       await page.getByLabel("or paste a URL").fill("ftp://example.com/a.wav");
@@ -243,7 +308,7 @@ for (const { backend, skip } of BACKENDS)
       await page.locator("#param-format-error").waitFor();
       assert.equal(await page.locator("#param-format-error").innerText(), "format is required");
       const jobs = await server.api("GET", "/v1/job", { key: app.apiKey });
-      assert.equal(jobs.body.length, 1, "only the first test's job exists");
+      assert.equal(jobs.body.length, jobsBefore, "no job was created");
     });
 
     test("paste a URL instead of uploading: the job fetches it and succeeds", async () => {
@@ -300,13 +365,13 @@ for (const { backend, skip } of BACKENDS)
       // With the token, the upload URL is given for an active application only.
       const token = await csrfTokenOf(page);
       const good = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
-        data: { app: app.id },
+        data: { app: app.id, fileName: "tone.wav", fileType: "audio/wav" },
         headers: { "x-csrf-token": token },
       });
       assert.equal(good.status(), 200);
       assert.match((await good.json()).uploadUrl, /\/uploads\//);
       const unknown = await page.request.post(`${server.url}/dashboard/run/upload-url`, {
-        data: { app: "00000000-0000-4000-8000-000000000000" },
+        data: { app: "00000000-0000-4000-8000-000000000000", fileName: "tone.wav", fileType: "audio/wav" },
         headers: { "x-csrf-token": token },
       });
       assert.equal(unknown.status(), 400);

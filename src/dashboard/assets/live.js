@@ -1,10 +1,12 @@
 // Live regions: an element with data-live-src="URL" has its content replaced by that URL's HTML (a fragment
 // rendered by the server) every data-live-every milliseconds (default 2000) while the page is visible. A
-// fragment holding [data-live-reload] means the page around it changed too (a job ended): the page reloads.
+// fragment holding [data-live-reload] means the page around it changed too (a job ended): the page reloads; one
+// holding [data-live-done] is final (a count has ended): the region stops asking.
 for (const region of document.querySelectorAll("[data-live-src]")) {
   const every = Number(region.dataset.liveEvery) || 2000;
   let last = "";
   let busy = false;
+  let timer;
   const refresh = async () => {
     if (busy || document.hidden) return;
     busy = true;
@@ -18,6 +20,7 @@ for (const region of document.querySelectorAll("[data-live-src]")) {
         last = html;
         region.innerHTML = html;
         if (region.querySelector("[data-live-reload]")) return window.location.reload();
+        if (region.querySelector("[data-live-done]")) clearInterval(timer);
         region.dataset.liveUpdated = String(Date.now());
       }
     } catch {
@@ -26,5 +29,5 @@ for (const region of document.querySelectorAll("[data-live-src]")) {
       busy = false;
     }
   };
-  setInterval(refresh, every);
+  timer = setInterval(refresh, every);
 }

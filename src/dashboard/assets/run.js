@@ -1,7 +1,8 @@
-// Run page: a file chosen or dropped on a file field is uploaded the way API clients do it: the page asks the
-// server for a signed upload URL of the chosen application, PUTs the file there with a progress bar, and puts
-// the file's download URL into the field. The job itself is created by the form's normal submission.
-const form = document.querySelector("form.run-form");
+// Run page. Choosing an application or a workflow shows its form at once: the part of the page below the chooser
+// is fetched from the server (the same HTML a reload would give) and swapped in. A file chosen or dropped on a file
+// field is uploaded the way API clients do it: the page asks the server for a signed upload URL of the chosen
+// application, PUTs the file there with a progress bar, and puts the file's download URL into the field. The job
+// itself is created by the form's normal submission.
 
 /** "3.2 MB" */
 const size = (bytes) =>
@@ -19,7 +20,7 @@ function refusal(xhr) {
 }
 
 /** PUTs the file to the signed URL, reporting progress from 0 to 1. */
-function put(url, file, onProgress) {
+function put(form, url, file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("PUT", url);
@@ -44,12 +45,12 @@ function put(url, file, onProgress) {
   });
 }
 
-/** A signed upload URL for the application the form is for. */
-async function uploadUrl() {
+/** A signed upload URL for the application the form is for (the server also refuses a file that is not media). */
+async function uploadUrl(form, file) {
   const response = await fetch("/dashboard/run/upload-url", {
     method: "POST",
     headers: { "content-type": "application/json", "x-csrf-token": form.dataset.csrf },
-    body: JSON.stringify({ app: form.dataset.app }),
+    body: JSON.stringify({ app: form.dataset.app, fileName: file.name, fileType: file.type }),
   });
   if (response.redirected) throw new Error("Your session has ended: sign in again in another tab, then retry.");
   const body = await response.json().catch(() => ({}));
@@ -57,7 +58,16 @@ async function uploadUrl() {
   return body;
 }
 
-if (form) {
+/** Why the file is not taken (workflows take audio or video), as the server would say it; undefined when it is. */
+function notMedia(form, file) {
+  if (/^(audio|video)\//i.test(file.type)) return undefined;
+  const extension = /\.([a-z0-9]+)$/i.exec(file.name)?.[1]?.toLowerCase();
+  if (extension && form.dataset.mediaExtensions.split(" ").includes(extension)) return undefined;
+  return `${file.name} is not an audio or video file (${file.type || "unknown type"}): choose an audio or video file.`;
+}
+
+/** Wires the upload zones of a run form (the one served with the page, or one swapped in). */
+function bind(form) {
   const submit = form.querySelector(".run-submit");
   const name = form.querySelector("#job-name");
   let nameEdited = false;
@@ -81,6 +91,15 @@ if (form) {
     };
 
     const upload = async (file) => {
+      const refused = notMedia(form, file);
+      if (refused) {
+        zone.classList.remove("done");
+        zone.classList.add("failed");
+        status.hidden = true;
+        message.textContent = refused;
+        picker.value = "";
+        return;
+      }
       uploading++;
       submit.disabled = true;
       zone.classList.remove("failed", "done");
@@ -88,8 +107,8 @@ if (form) {
       show(0);
       message.textContent = `Uploading ${file.name} (${size(file.size)})…`;
       try {
-        const urls = await uploadUrl();
-        await put(urls.uploadUrl, file, show);
+        const urls = await uploadUrl(form, file);
+        await put(form, urls.uploadUrl, file, show);
         show(1);
         target.value = urls.downloadUrl;
         target.removeAttribute("aria-invalid");
@@ -120,7 +139,40 @@ if (form) {
       if (file) void upload(file);
     });
   }
-
-  // A file dropped beside the drop zone would make the browser leave the page and lose the form.
-  for (const type of ["dragover", "drop"]) window.addEventListener(type, (event) => event.preventDefault());
 }
+
+const region = document.querySelector("[data-run-region]");
+const chooser = document.querySelector("[data-chooser]");
+const initial = document.querySelector("form.run-form");
+if (initial) bind(initial);
+
+if (chooser && region) {
+  // With script the form follows the chooser; the button is for browsers without it.
+  chooser.querySelector("[data-without-script]").hidden = true;
+  const status = chooser.querySelector("[data-chooser-status]");
+  let latest = 0;
+  chooser.addEventListener("change", async () => {
+    const query = new URLSearchParams(new FormData(chooser));
+    const turn = ++latest;
+    region.setAttribute("aria-busy", "true");
+    try {
+      const response = await fetch(`/dashboard/run?${query}&fragment=form`, { headers: { accept: "text/html" } });
+      if (response.redirected) return window.location.reload(); // the session ended: sign in again
+      if (!response.ok || turn !== latest) return;
+      region.innerHTML = await response.text();
+      history.replaceState(null, "", `/dashboard/run?${query}`);
+      const form = region.querySelector("form.run-form");
+      if (form) bind(form);
+      status.textContent = form
+        ? `The form of ${form.querySelector("h2")?.textContent ?? "the workflow"} is below.`
+        : "";
+    } catch {
+      chooser.submit(); // the fetch failed: load the page the old way
+    } finally {
+      if (turn === latest) region.removeAttribute("aria-busy");
+    }
+  });
+}
+
+// A file dropped beside a drop zone would make the browser leave the page and lose the form.
+for (const type of ["dragover", "drop"]) window.addEventListener(type, (event) => event.preventDefault());

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Application } from "../../domain.ts";
 import { type DashboardContext, PREFIX } from "../context.ts";
 import { view } from "../render.ts";
-import { appName, MAX_APP_NAME } from "./applications.ts";
+import { appName, MAX_APP_NAME, namesakes } from "./applications.ts";
 
-type AppRequest = { Params: { id: string }; Body: { name?: string } };
+type AppRequest = { Params: { id: string }; Body: { name?: string; duplicate?: string } };
 
-/** /dashboard/applications/ID: rename, rotate the key, revoke (each change confirmed or shown once). */
-export function applicationPage(dashboard: FastifyInstance, { runtime }: DashboardContext): void {
+/** /dashboard/applications/ID: rename, rotate the key, revoke (each change confirmed; a new key shown once). */
+export function applicationPage(dashboard: FastifyInstance, { runtime, flash }: DashboardContext): void {
   const { applications } = runtime;
   const href = (app: Application) => `${PREFIX}/applications/${app.id}`;
 
@@ -30,14 +30,15 @@ export function applicationPage(dashboard: FastifyInstance, { runtime }: Dashboa
     const app = await find(request, reply);
     if (!app) return reply;
     const checked = appName(request.body?.name);
+    const again = { title: app.name, app, maxName: MAX_APP_NAME };
     if ("error" in checked) {
       reply.code(400);
-      return view(request, reply, "pages/application", {
-        title: app.name,
-        app,
-        maxName: MAX_APP_NAME,
-        error: checked.error,
-      });
+      return view(request, reply, "pages/application", { ...again, error: checked.error });
+    }
+    const taken = await applications.named(checked.name, app.id);
+    if (taken.length > 0 && request.body?.duplicate !== "rename") {
+      reply.code(409);
+      return view(request, reply, "pages/application", { ...again, name: checked.name, taken: namesakes(taken) });
     }
     await applications.rename(app.id, checked.name);
     return reply.redirect(href(app), 303);
@@ -63,13 +64,23 @@ export function applicationPage(dashboard: FastifyInstance, { runtime }: Dashboa
       reply.code(409);
       return view(request, reply, "pages/error", { title: "Revoked", message: "A revoked application has no key." });
     }
+    flash.put(request, reply, { kind: "api-key", appId: app.id, apiKey, rotated: true });
+    return reply.redirect(`${href(app)}/key`, 303);
+  });
+
+  // Where creating an application or rotating its key leads: the key, once. A reload finds it gone.
+  dashboard.get<AppRequest>("/applications/:id/key", async (request, reply) => {
+    const app = await find(request, reply);
+    if (!app) return reply;
+    const shown = flash.take(request, reply, "api-key", app.id);
+    if (!shown) reply.code(410);
     return view(request, reply, "pages/new-key", {
-      title: "New key issued",
+      title: shown ? (shown.rotated ? "New key issued" : "Application created") : "The key is no longer shown",
       app,
-      apiKey,
-      rotated: true,
+      apiKey: shown?.apiKey,
+      rotated: shown?.rotated,
       publicUrl: runtime.config.publicUrl,
-      scripts: ["copy.js"],
+      scripts: shown ? ["copy.js"] : [],
     });
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { JOB_STATUSES, type JobStatus } from "../../domain.ts";
 import { isUuid } from "../../ids.ts";
+import { labelled } from "../app-labels.ts";
 import type { DashboardContext } from "../context.ts";
 import { fragment, view } from "../render.ts";
 
@@ -84,11 +85,23 @@ export function jobsPage(dashboard: FastifyInstance, { runtime }: DashboardConte
     };
     if (request.query.fragment === "results") return fragment(reply, "pages/jobs-results", results);
     const [apps, workflows] = await Promise.all([runtime.applications.list(), runtime.workflows.list(0, 1000)]);
+    // A filter from a link that names no known application, status or workflow is still said, never hidden
+    // behind an "All" that does not apply: its value stays selected, with a notice and a link that removes it.
+    const without = (key: keyof JobsQuery) =>
+      jobsUrl(Object.fromEntries(Object.entries(filters).filter(([k]) => k !== key)));
+    const unknown = {
+      app: query.app && !apps.some((app) => app.id === query.app) ? query.app : undefined,
+      status: query.status && !status ? query.status : undefined,
+      workflow:
+        query.workflow && !workflows.items.some((wf) => wf.slug === query.workflow) ? query.workflow : undefined,
+    };
     return view(request, reply, "pages/jobs", {
       title: "Jobs",
       ...results,
       query,
-      apps,
+      unknown,
+      clear: { app: without("app"), status: without("status"), workflow: without("workflow") },
+      apps: labelled(apps),
       workflows: workflows.items,
       statuses: JOB_STATUSES,
       liveUrl: jobsUrl(query, { fragment: "results" }),

@@ -2,9 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Application } from "../../domain.ts";
 import { DEFAULT_SECRET_GRACE_HOURS, WebhookError } from "../../webhooks/webhook-service.ts";
 import { type DashboardContext, PREFIX } from "../context.ts";
+import type { Flash } from "../flash.ts";
 import { view } from "../render.ts";
 
 type WebhookRequest = { Params: { id: string; endpoint?: string }; Body: { url?: string } };
+type ShownSecret = Omit<Extract<Flash, { kind: "webhook-secret" }>, "kind" | "appId">;
 
 const DELIVERIES_SHOWN = 50;
 
@@ -12,7 +14,7 @@ const DELIVERIES_SHOWN = 50;
  * /dashboard/applications/ID/webhooks: the application's endpoints (add, show or rotate a secret, remove), the
  * secret of its jobs' own webhookUrl, and the delivery log; the same service as `mixdown app webhook`.
  */
-export function webhooksPage(dashboard: FastifyInstance, { runtime }: DashboardContext): void {
+export function webhooksPage(dashboard: FastifyInstance, { runtime, flash }: DashboardContext): void {
   const { applications, webhooks } = runtime;
   const href = (app: Application) => `${PREFIX}/applications/${app.id}/webhooks`;
 
@@ -41,15 +43,14 @@ export function webhooksPage(dashboard: FastifyInstance, { runtime }: DashboardC
     });
   };
 
-  /** The secret page: shown after a change or on request, never in a GET. */
-  const secretPage = (request: FastifyRequest, reply: FastifyReply, app: Application, data: object) =>
-    view(request, reply, "pages/webhook-secret", {
-      title: "Signing secret",
-      app,
-      back: href(app),
-      scripts: ["copy.js"],
-      ...data,
-    });
+  /**
+   * Post/redirect/get for every secret shown: the POST puts it in the flash cookie and redirects to the secret's
+   * page, which shows it once; a reload neither shows it again nor repeats the POST (a second endpoint, a rotation).
+   */
+  const showOnce = (request: FastifyRequest, reply: FastifyReply, app: Application, data: ShownSecret) => {
+    flash.put(request, reply, { kind: "webhook-secret", appId: app.id, ...data });
+    return reply.redirect(`${href(app)}/secret`, 303);
+  };
 
   const notFound = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
     if (!(error instanceof WebhookError)) throw error;
@@ -67,7 +68,7 @@ export function webhooksPage(dashboard: FastifyInstance, { runtime }: DashboardC
     if (!app) return reply;
     try {
       const { endpoint, secret } = await webhooks.add(app.id, (request.body?.url ?? "").trim());
-      return secretPage(request, reply, app, { endpoint, secret, added: true });
+      return showOnce(request, reply, app, { endpoint: { id: endpoint.id, url: endpoint.url }, secret, added: true });
     } catch (error) {
       if (!(error instanceof WebhookError)) throw error;
       reply.code(400);
@@ -78,7 +79,7 @@ export function webhooksPage(dashboard: FastifyInstance, { runtime }: DashboardC
   dashboard.post<WebhookRequest>("/applications/:id/webhooks/job-secret", async (request, reply) => {
     const app = await find(request, reply);
     if (!app) return reply;
-    return secretPage(request, reply, app, { secret: await webhooks.secret(app.id, undefined) });
+    return showOnce(request, reply, app, { secret: await webhooks.secret(app.id, undefined) });
   });
 
   dashboard.post<WebhookRequest>("/applications/:id/webhooks/:endpoint/secret", async (request, reply) => {
@@ -86,7 +87,8 @@ export function webhooksPage(dashboard: FastifyInstance, { runtime }: DashboardC
     if (!app) return reply;
     const endpoint = (await webhooks.list(app.id)).find((e) => e.id === request.params.endpoint);
     if (!endpoint) return notFound(request, reply, new WebhookError("There is no such webhook endpoint."));
-    return secretPage(request, reply, app, { endpoint, secret: await webhooks.secret(app.id, endpoint.id) });
+    const secret = await webhooks.secret(app.id, endpoint.id);
+    return showOnce(request, reply, app, { endpoint: { id: endpoint.id, url: endpoint.url }, secret });
   });
 
   dashboard.get<WebhookRequest>("/applications/:id/webhooks/:endpoint/rotate-secret", async (request, reply) => {
@@ -104,12 +106,30 @@ export function webhooksPage(dashboard: FastifyInstance, { runtime }: DashboardC
   dashboard.post<WebhookRequest>("/applications/:id/webhooks/:endpoint/rotate-secret", async (request, reply) => {
     const app = await find(request, reply);
     if (!app) return reply;
+    const endpoint = (await webhooks.list(app.id)).find((e) => e.id === request.params.endpoint);
     try {
       const rotated = await webhooks.rotateSecret(app.id, request.params.endpoint, DEFAULT_SECRET_GRACE_HOURS);
-      return secretPage(request, reply, app, { ...rotated, rotated: true });
+      const shown = endpoint && { id: endpoint.id, url: endpoint.url };
+      return showOnce(request, reply, app, { ...rotated, endpoint: shown, rotated: true });
     } catch (error) {
       return notFound(request, reply, error);
     }
+  });
+
+  // Where every secret is shown, once: after adding an endpoint, rotating or asking to see a secret.
+  dashboard.get<WebhookRequest>("/applications/:id/webhooks/secret", async (request, reply) => {
+    const app = await find(request, reply);
+    if (!app) return reply;
+    const shown = flash.take(request, reply, "webhook-secret", app.id);
+    if (!shown) reply.code(410);
+    return view(request, reply, "pages/webhook-secret", {
+      title: shown ? "Signing secret" : "The secret is no longer shown",
+      app,
+      back: href(app),
+      scripts: shown ? ["copy.js"] : [],
+      ...shown,
+      shown: Boolean(shown),
+    });
   });
 
   dashboard.get<WebhookRequest>("/applications/:id/webhooks/:endpoint/remove", async (request, reply) => {

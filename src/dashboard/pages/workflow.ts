@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../errors.ts";
 import type { DashboardContext } from "../context.ts";
+import { impliedDefaults } from "../param-defaults.ts";
 import { view } from "../render.ts";
 import { layoutGraph } from "../workflow-graph.ts";
 
@@ -26,8 +27,11 @@ export async function orNotFound<T>(
   }
 }
 
-/** A param of the input schema as a row: its type (or choices), whether required, default and limits. */
-function paramRows(inputSchema: Schema) {
+/**
+ * A param of the input schema as a row: its type (or choices), whether required, default and limits. The default is
+ * the schema's own, else the one of the module param it feeds (`implied`), which the engine fills in.
+ */
+function paramRows(inputSchema: Schema, implied: Map<string, unknown>) {
   const properties = (inputSchema.properties ?? {}) as Record<string, Schema>;
   const required = new Set(Array.isArray(inputSchema.required) ? inputSchema.required.map(String) : []);
   return Object.entries(properties).map(([name, schema]) => {
@@ -43,7 +47,7 @@ function paramRows(inputSchema: Schema) {
         ? `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`
         : [schema.type].flat().filter(Boolean).join(" or ") || "any",
       required: required.has(name),
-      default: schema.default === undefined ? "" : JSON.stringify(schema.default),
+      default: JSON.stringify(schema.default ?? implied.get(name)) ?? "",
       limits: limits.join(", "),
       description: typeof schema.description === "string" ? schema.description : "",
     };
@@ -60,7 +64,10 @@ export function workflowPage(dashboard: FastifyInstance, { runtime }: DashboardC
     return view(request, reply, "pages/workflow", {
       title: wf.name,
       wf,
-      params: paramRows(wf.inputSchema),
+      params: paramRows(
+        wf.inputSchema,
+        definition ? impliedDefaults(definition, runtime.workflows.registry.modules) : new Map(),
+      ),
       outputs: Object.entries(wf.outputs),
       graph: definition ? layoutGraph(definition) : undefined,
       styles: ["forms.css"],
