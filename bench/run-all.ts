@@ -1,9 +1,14 @@
 // Runs the benches one after the other, each in its own process; the last line is one JSON with all figures.
-// Usage: node bench/run-all.ts [name-filter…]   (e.g. `node bench/run-all.ts status`)
+// Usage: node bench/run-all.ts [NAME…] [--list]   (through npm, on any Node: npm run bench -- NAME)
+// NAME is a bench's file name, with or without ".ts" (e.g. `status-throughput`): that bench runs, also one left
+// out of the full sequence; otherwise the benches of the sequence whose file name contains NAME (e.g. `status`).
+// A NAME that matches no bench stops the run before anything starts (exit 2), listing the names.
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
+/** The full sequence, in order. */
 const BENCHES = [
   "status-throughput.ts",
   "rate-limit-overhead.ts",
@@ -18,8 +23,30 @@ const BENCHES = [
   "webhooks.ts",
   "dashboard.ts",
 ];
-const filters = process.argv.slice(2);
-const selected = BENCHES.filter((name) => filters.length === 0 || filters.some((f) => name.includes(f)));
+/** Every bench in this folder (the sequence, and those run only when named: distributed, s3-put, …). */
+const ALL = fs
+  .readdirSync(import.meta.dirname)
+  .filter((name) => name.endsWith(".ts") && name !== "run-all.ts" && !name.endsWith("-lib.ts"))
+  .sort();
+
+const args = process.argv.slice(2);
+if (args.includes("--list")) {
+  for (const name of ALL)
+    console.log(`${name.replace(/\.ts$/, "")}${BENCHES.includes(name) ? "" : "  (only when named)"}`);
+  process.exit(0);
+}
+const selected: string[] = [];
+for (const filter of args) {
+  const exact = ALL.find((name) => name === filter || name === `${filter}.ts`);
+  const matches = exact ? [exact] : BENCHES.filter((name) => name.includes(filter));
+  if (matches.length === 0) {
+    console.error(`bench: no bench is named or contains "${filter}". The benches (run-all.ts --list):`);
+    for (const name of ALL) console.error(`  ${name.replace(/\.ts$/, "")}`);
+    process.exit(2);
+  }
+  for (const name of matches) if (!selected.includes(name)) selected.push(name);
+}
+if (args.length === 0) selected.push(...BENCHES);
 
 let current: ChildProcess | undefined;
 let interrupted: NodeJS.Signals | undefined;

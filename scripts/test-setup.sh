@@ -12,9 +12,9 @@ cd "$(dirname "$0")/.."
 
 # ffmpeg: media; sox, espeak-ng, festival + festvox-us-slt-hts, fluidsynth + fluid-soundfont-gm: test audio
 # (synthesised signals, two speech synthesisers, rendered instruments); pocketsphinx: speech recognition;
-# chromium: the dashboard's browser tests.
+# chromium: the dashboard's browser tests; curl: the README's first job (scripts/first-job.sh), run as written.
 packages=(ffmpeg sox espeak-ng festival festvox-us-slt-hts fluidsynth fluid-soundfont-gm pocketsphinx
-  pocketsphinx-en-us chromium)
+  pocketsphinx-en-us chromium curl)
 
 missing=()
 if command -v dpkg-query >/dev/null; then

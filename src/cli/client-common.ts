@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { MixdownClient } from "../../sdk/src/index.ts";
 import { UsageError } from "./app-commands.ts";
+import { checkReachable } from "./client-reach.ts";
 
 /** Options every client command takes. */
 export const COMMON_OPTIONS = {
@@ -14,24 +15,37 @@ export const CONNECTION_HELP = `Connection (every client command):
   --url URL        the Mixdown server (default $MIXDOWN_URL, else http://localhost:8080)
   --api-key KEY    the application's API key (default $MIXDOWN_API_KEY)
   --json           machine-readable output on stdout (no progress output)
-For a server with a self-signed certificate: NODE_EXTRA_CA_CERTS=cert.pem mixdown …`;
+For a server with TLS: an https:// URL; with a self-signed certificate (mixdown dev-cert) also
+NODE_EXTRA_CA_CERTS=data/tls/cert.pem. A server that cannot be reached stops the command at once,
+saying why (connection refused, HTTP against HTTPS or the reverse, an untrusted certificate).`;
 
 export function parseCommand<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: O) {
   return parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
 }
 
-/** The SDK client for --url/--api-key or MIXDOWN_URL/MIXDOWN_API_KEY. */
-export function connect(values: { url?: string; "api-key"?: string }, env = process.env): MixdownClient {
-  const apiKey = values["api-key"] ?? env.MIXDOWN_API_KEY?.trim();
-  if (!apiKey)
-    throw new UsageError("no API key: pass --api-key KEY or set MIXDOWN_API_KEY (mixdown app create prints one)");
+/** The server's address: --url, else MIXDOWN_URL, else http://localhost:PORT (8080). */
+export function serverUrl(values: { url?: string }, env = process.env): string {
   const baseUrl = values.url ?? (env.MIXDOWN_URL?.trim() || `http://localhost:${env.PORT?.trim() || 8080}`);
   try {
     new URL(baseUrl);
   } catch {
     throw new UsageError(`--url / MIXDOWN_URL must be an absolute URL, got "${baseUrl}"`);
   }
-  return new MixdownClient({ baseUrl, apiKey, userAgent: "mixdown-cli/0.1" });
+  return baseUrl;
+}
+
+/**
+ * The SDK client for --url/--api-key or MIXDOWN_URL/MIXDOWN_API_KEY, once one request has reached the server: a
+ * server that is not there (or speaks HTTPS where the URL says http) stops the command at once, saying so.
+ */
+export async function connect(values: { url?: string; "api-key"?: string }, env = process.env): Promise<MixdownClient> {
+  const apiKey = values["api-key"] ?? env.MIXDOWN_API_KEY?.trim();
+  if (!apiKey)
+    throw new UsageError("no API key: pass --api-key KEY or set MIXDOWN_API_KEY (mixdown app create prints one)");
+  const baseUrl = serverUrl(values, env);
+  const client = new MixdownClient({ baseUrl, apiKey, userAgent: "mixdown-cli/0.1" });
+  await checkReachable(client.baseUrl, apiKey, baseUrl);
+  return client;
 }
 
 export const print = (text: string) => process.stdout.write(`${text}\n`);

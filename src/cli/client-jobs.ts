@@ -73,7 +73,11 @@ export async function jobsCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const [sub, id] = positionals;
-  const client = connect(values);
+  if (!sub || !["list", "get", "cancel", "delete", "wait"].includes(sub))
+    throw new UsageError(
+      sub ? `unknown jobs command "${sub}"` : "jobs needs a command: list, get, cancel, delete or wait",
+    );
+  const client = await connect(values);
   const needId = () => {
     if (!id) throw new UsageError(`jobs ${sub} needs the job id`);
     return id;

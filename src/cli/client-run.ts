@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { UsageError } from "./app-commands.ts";
+import { checkBeforeUpload } from "./client-check.ts";
 import {
   CONNECTION_HELP,
   connect,
@@ -16,10 +17,13 @@ import { ProgressBar, StatusLine } from "./client-progress.ts";
 
 export const RUN_HELP = `Usage: mixdown run WORKFLOW FILE_OR_URL [--param KEY=VALUE]… [--out DIR] [options]
 
-Runs one job end to end: uploads FILE (with a progress bar: bytes, rate, ETA) or uses
-the http(s) URL as is, creates the job on WORKFLOW with the input as inputUrl, shows
-its status live, downloads the result files (with progress) and prints a summary.
-Exit code 1 when the job FAILED (its error is shown), 3 when --timeout passes.
+Runs one job end to end: checks WORKFLOW and the params against the server (the
+workflow exists and can run there, the params match its input schema) before anything
+is uploaded, uploads FILE (with a progress bar: bytes, rate, ETA) or uses the http(s)
+URL as is, creates the job with the input as inputUrl, shows its status live,
+downloads the result files (with progress) and prints a summary.
+Exit code 1 when the job FAILED (its error is shown) or the check refused it, 3 when
+--timeout passes. mixdown workflow list|show --remote: the server's workflows and params.
 
   --param KEY=VALUE     a workflow param (repeatable); VALUE is JSON when it parses as
                         JSON (22050, true, [1,2]), else a string (mp3)
@@ -72,15 +76,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (!workflow || !input) throw new UsageError("run needs a WORKFLOW and a FILE_OR_URL");
   const params = parseParams(values.param ?? []);
   const timeout = positiveNumber("--timeout", values.timeout);
+  const copyResultsTo = copyTargets(values["copy-result"] ?? []);
   const human = !values.json;
-  const client = connect(values);
-  const started = Date.now();
-
   const isUrl = /^https?:\/\//i.test(input);
+  if (!isUrl && !fs.statSync(input, { throwIfNoEntry: false })?.isFile())
+    throw new UsageError(`${input} is not a file or an http(s) URL`);
+  const client = await connect(values);
+  const started = Date.now();
+  // Everything the server would refuse is found before the upload, not after it.
+  await checkBeforeUpload(client, { workflow, params, inputParam: values["input-param"], copyResultsTo });
+
   let inputUrl = input;
   if (!isUrl) {
-    if (!fs.statSync(input, { throwIfNoEntry: false })?.isFile())
-      throw new UsageError(`${input} is not a file or an http(s) URL`);
     const bar = new ProgressBar("upload", { enabled: human });
     inputUrl = await client.uploadFile(input, { onProgress: bar.update });
     bar.done();
@@ -91,7 +98,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     params: { [values["input-param"]]: inputUrl, ...params },
     batchName: values.batch,
     webhookUrl: values["webhook-url"],
-    copyResultsTo: copyTargets(values["copy-result"] ?? []),
+    copyResultsTo,
   });
   const line = new StatusLine(id, { enabled: human });
   let job: Awaited<ReturnType<typeof client.getJob>>;

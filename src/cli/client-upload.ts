@@ -21,7 +21,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   if (!file) throw new UsageError("upload needs a FILE");
   if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${file} is not a file`);
   const bar = new ProgressBar("upload", { enabled: !values.json });
-  const downloadUrl = await connect(values).uploadFile(file, {
+  const downloadUrl = await (await connect(values)).uploadFile(file, {
     contentType: values["content-type"],
     onProgress: bar.update,
   });

@@ -1,15 +1,9 @@
 import type { Workflow, WorkflowDetails } from "../../sdk/src/index.ts";
 import { UsageError } from "./app-commands.ts";
-import { CONNECTION_HELP, connect, parseCommand, print, printJson } from "./client-common.ts";
+import { connect, print, printJson } from "./client-common.ts";
 
-export const WORKFLOWS_HELP = `Usage: mixdown workflows <list|show> [options]
-
-  workflows list         every workflow on the server (slug and name; --json: with descriptions)
-  workflows show SLUG    one workflow: its params (input schema), its outputs, whether it can run
-
-${CONNECTION_HELP}`;
-
-function describeWorkflow(wf: WorkflowDetails): string {
+/** One workflow for people: description, params (from the input schema), results, and why it cannot run. */
+export function describeWorkflow(wf: WorkflowDetails): string {
   const lines = [`${wf.slug}: ${wf.name}`];
   if (wf.description) lines.push(wf.description);
   const schema = wf.inputSchema as
@@ -32,37 +26,35 @@ function describeWorkflow(wf: WorkflowDetails): string {
         `  ${key}: ${output ? `${output.kind} (${output.type})${output.description ? `  ${output.description}` : ""}` : "?"}`,
       );
   }
-  if (wf.runnable === false) lines.push("", `Cannot run here: ${JSON.stringify(wf.errors ?? [])}`);
+  if (wf.runnable === false) {
+    lines.push("", "Cannot run here:");
+    for (const list of [wf.errors, wf.unavailable])
+      for (const problem of Array.isArray(list) ? (list as { field?: string; message: string }[]) : [])
+        lines.push(`  ${problem.field ? `${problem.field}: ` : ""}${problem.message}`);
+  }
   return lines.join("\n");
 }
 
-export async function workflowsCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, {});
-  if (values.help) {
-    print(WORKFLOWS_HELP);
+/** `mixdown workflow list|show --remote`: the workflows as the server at --url / MIXDOWN_URL lists them. */
+export async function remoteWorkflows(
+  sub: "list" | "show",
+  slug: string | undefined,
+  values: { url?: string; "api-key"?: string; json: boolean },
+): Promise<number> {
+  if (sub === "show" && !slug) throw new UsageError("workflow show needs a workflow slug");
+  const client = await connect(values);
+  if (sub === "list") {
+    const workflows: Workflow[] = [];
+    for await (const workflow of client.iterateWorkflows()) workflows.push(workflow);
+    if (values.json) printJson(workflows);
+    else if (workflows.length === 0) print("No workflows.");
+    else {
+      const width = Math.max(...workflows.map((w) => w.slug.length));
+      for (const w of workflows) print(`${w.slug.padEnd(width)}  ${w.name}`);
+    }
     return 0;
   }
-  const [sub, slug] = positionals;
-  const client = connect(values);
-  switch (sub) {
-    case "list": {
-      const workflows: Workflow[] = [];
-      for await (const workflow of client.iterateWorkflows()) workflows.push(workflow);
-      if (values.json) printJson(workflows);
-      else if (workflows.length === 0) print("No workflows.");
-      else {
-        const width = Math.max(...workflows.map((w) => w.slug.length));
-        for (const w of workflows) print(`${w.slug.padEnd(width)}  ${w.name}`);
-      }
-      return 0;
-    }
-    case "show": {
-      if (!slug) throw new UsageError("workflows show needs a workflow slug");
-      const workflow = await client.getWorkflow(slug);
-      values.json ? printJson(workflow) : print(describeWorkflow(workflow));
-      return 0;
-    }
-    default:
-      throw new UsageError(sub ? `unknown workflows command "${sub}"` : "workflows needs a command: list or show");
-  }
+  const workflow = await client.getWorkflow(slug ?? "");
+  values.json ? printJson(workflow) : print(describeWorkflow(workflow));
+  return 0;
 }

@@ -6,7 +6,7 @@ import { DEV_CERT_HELP, DevCertError, devCertCommand } from "./dev-cert.ts";
 import { ROLES, type Role, serve } from "./serve.ts";
 import { USER_HELP, userCommand } from "./user-commands.ts";
 import { WEBHOOK_HELP, webhookCommand } from "./webhook-commands.ts";
-import { workflowCommand } from "./workflow-commands.ts";
+import { WORKFLOW_HELP, workflowCommand } from "./workflow-commands.ts";
 
 const HELP: Record<string, string> = {
   main: `Usage: mixdown <command> [options]
@@ -23,20 +23,22 @@ Commands:
   user list                   list dashboard operators
   user remove NAME            remove an operator and end their sessions
   user reset-password NAME    set an operator's password and end their sessions
+  workflow list               list built-in and custom workflows (--remote: as a server lists them)
+  workflow show SLUG          a workflow's params and results (--remote: ask a server)
   workflow validate FILE      check a workflow definition (JSON or YAML) and list its errors
   workflow add FILE           validate and install a custom workflow
-  workflow list               list built-in and custom workflows
   workflow remove SLUG        remove a custom workflow
+                              ("workflows" is the same command)
   dev-cert [--out DIR]        write a self-signed TLS certificate and key for local HTTPS
 
 Client commands (talk to a running server; MIXDOWN_URL, MIXDOWN_API_KEY or --url, --api-key):
-  run WORKFLOW FILE_OR_URL    upload, run a job, show its status, download its results
+  run WORKFLOW FILE_OR_URL    check the params, upload, run a job, show its status, download its results
       [--param K=V]… [--out DIR]
   jobs list|get|cancel|delete|wait
                               list, show, cancel, delete or wait for jobs
-  workflows list|show SLUG    list workflows, show one's params and outputs
   upload FILE                 upload a file and print its download URL
 
+The server is http://localhost:8080 by default (npm start); MIXDOWN_URL=https://… for one with TLS.
 Run "mixdown <command> --help" for details.`,
   serve: `Usage: mixdown serve [--role all|api|worker]
 
@@ -54,29 +56,16 @@ ${CONFIG_HELP}`,
   app: `Usage: mixdown app <create|list|revoke|rotate-key> [options]
 
   app create --name NAME [--json]   create an application; prints its API key once
-                                    (--json: {"id":…,"name":…,"apiKey":…})
+                                    (--json: {"id":…,"name":…,"apiKey":…}); warns on stderr
+                                    if the name is already taken, and creates it anyway
   app list [--json]                 list applications
   app revoke ID [--json]            revoke an application (its key stops working)
   app rotate-key ID [--json]        replace an application's key; prints the new key once
   app webhook …                     webhook endpoints, secrets and deliveries (mixdown app webhook --help)
 
 Works against MIXDOWN_DATA_DIR (default ./data), also while the server runs.`,
-  workflow: `Usage: mixdown workflow <validate|add|list|remove> [options]
-
-  workflow validate FILE [--json]   check a definition (.json, .yaml, .yml); exit 1 and list every
-                                    error (unknown module, dangling reference, cycle, type mismatch, …)
-  workflow add FILE [--json]        validate, then save it in the metadata store (replacing a workflow
-                                    with the same slug): every node of the deployment uses it at once
-  workflow list [--json]            built-in and custom workflows, with their state
-  workflow remove SLUG [--json]     remove a custom workflow (from every node)
-
-Files in a node's MIXDOWN_WORKFLOWS_DIR are saved the same way when that node starts or sees one
-appear or change, unless the workflow was saved or removed after the file was last modified.
-Deleting a file there removes nothing: use workflow remove.
-
-A definition: {slug, name, description, inputSchema, steps: [{id, module, params, inputs}], outputs}.
-Inputs and params reference job params as "$params.NAME" and step outputs as "$steps.STEP.OUTPUT".
-The "mixdown/" slug prefix is reserved for built-in workflows.`,
+  workflow: WORKFLOW_HELP,
+  workflows: WORKFLOW_HELP,
   user: USER_HELP,
   webhook: WEBHOOK_HELP,
   "dev-cert": DEV_CERT_HELP,
@@ -115,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first !== undefined && first in CLIENT_COMMANDS) return clientCommand(first, rest);
   if (first === "dev-cert") return devCert(rest);
+  if (first === "workflow" || first === "workflows") return workflowCommand(rest);
   if (first === "app" && rest[0] === "webhook") return webhookCommand(rest.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
@@ -146,8 +136,6 @@ async function main(argv: string[]): Promise<number> {
     case "app":
       await appCommand(config, sub, { name: values.name, id, json: values.json });
       return 0;
-    case "workflow":
-      return workflowCommand(config, sub, id, values.json);
     case "user":
       await userCommand(config, sub, { name: id, passwordStdin: values["password-stdin"], json: values.json });
       return 0;

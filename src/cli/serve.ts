@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createMetrics } from "../api/metrics.ts";
 import { buildServer } from "../api/server.ts";
 import { type Config, ConfigError } from "../config.ts";
-import { announceSetupLink } from "../dashboard/setup-link.ts";
+import { announceSetupLink, tellTerminal } from "../dashboard/setup-link.ts";
 import { createRuntime } from "../runtime.ts";
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -50,6 +50,11 @@ export async function serve(config: Config, role: Role = "all"): Promise<void> {
     { role, address: app.listeningOrigin, publicUrl: config.publicUrl, workers: role === "api" ? 0 : config.workers },
     role === "worker" ? "Mixdown worker is listening (/healthz and /metrics only)" : "Mixdown is listening",
   );
+  if (role !== "worker")
+    tellTerminal(
+      runtime,
+      `Mixdown is running at ${config.publicUrl}: the API under /v1, the dashboard at /dashboard, API docs at /docs. Stop it with Ctrl-C.\n`,
+    );
 }
 
 /** Listens on PORT; a port in use is a configuration error (each node on one machine needs its own). */

@@ -3,6 +3,16 @@ import type { Runtime } from "../runtime.ts";
 import { SETUP_LINK_TTL_MS } from "../services/operators.ts";
 
 /**
+ * Writes plain words for a person at a terminal: to stderr when it is one, else to stdout when that is one.
+ * Nothing when neither is (a pipe, a file, a service manager: the JSON log lines say it there) or logs are off.
+ */
+export function tellTerminal(runtime: Pick<Runtime, "config">, text: string): void {
+  if (runtime.config.logLevel === "silent") return;
+  const stream = process.stderr.isTTY ? process.stderr : process.stdout.isTTY ? process.stdout : undefined;
+  stream?.write(text);
+}
+
+/**
  * With no operator yet, announces a one-time link that creates the first one in the browser, so `npm start`
  * alone leads a newcomer in: a log line (level warn, so it shows unless logs are off), and on a terminal
  * the same in plain words.
@@ -16,10 +26,10 @@ export async function announceSetupLink(runtime: Runtime, log: FastifyBaseLogger
     { setupUrl, expiresAt: new Date(Date.now() + SETUP_LINK_TTL_MS).toISOString() },
     `No dashboard operator yet: open setupUrl within ${minutes} minutes to create the first one (it works once), or run: bin/mixdown user add NAME`,
   );
-  if (process.stderr.isTTY && runtime.config.logLevel !== "silent")
-    process.stderr.write(
-      `\nNo dashboard operator yet. Open this link within ${minutes} minutes to create the first one (it works once):\n  ${setupUrl}\nOr run: bin/mixdown user add NAME\n\n`,
-    );
+  tellTerminal(
+    runtime,
+    `\nNo dashboard operator yet. Open this link within ${minutes} minutes to create the first one (it works once):\n  ${setupUrl}\nOr run: bin/mixdown user add NAME\n\n`,
+  );
 }
 
 /** The setup link's path, whose last part is the token itself. */

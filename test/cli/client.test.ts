@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -9,7 +11,7 @@ import { promisify } from "node:util";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
 import { probe } from "../helpers/media.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, assertNoneRunning, BACKENDS, freePort, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
 
 const execFileAsync = promisify(execFile);
 /** Escape sequences and carriage returns: none may reach a pipe. */
@@ -17,6 +19,31 @@ const hasControl = (text: string) => text.includes("\x1b") || text.includes("\r"
 
 function hasScript(): boolean {
   return ["/usr/bin/script", "/bin/script"].some((file) => fs.existsSync(file));
+}
+
+/** An HTTP proxy to `target` on loopback that records "METHOD PATH" of every request it passes on. */
+async function recordingProxy(target: string): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const proxy = http.createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    const upstream = http.request(
+      new URL(request.url ?? "/", target),
+      { method: request.method, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on("error", () => response.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => proxy.close(() => resolve())),
+  };
 }
 
 interface Run {
@@ -27,7 +54,7 @@ interface Run {
 
 for (const { backend, skip } of BACKENDS)
   describeOrSkip(
-    `mixdown client commands (run, jobs, workflows, upload) against a real server [${backend}]`,
+    `mixdown client commands (run, jobs, workflow --remote, upload) against a real server [${backend}]`,
     skip,
     () => {
       let server: Mixdown;
@@ -136,20 +163,109 @@ for (const { backend, skip } of BACKENDS)
       });
 
       test("errors from the server: one line with the message, the status and code, and details", async () => {
-        const r = await mixdown(["run", "mixdown/convert", "tone.wav", "--param", "format=xyz"]);
-        assert.equal(r.code, 1);
-        assert.match(r.stderr, /HTTP 422 INVALID_WORKFLOW_PARAMS/);
-        assert.match(r.stderr, /format/);
-        assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/, "no stack trace");
         const badKey = await mixdown(["jobs", "list"], { MIXDOWN_API_KEY: "mxd_nope" });
         assert.equal(badKey.code, 1);
         assert.match(badKey.stderr, /HTTP 401 UNAUTHORIZED/);
+        assert.doesNotMatch(badKey.stderr, /\bat .*\.ts:\d+/, "no stack trace");
         const noKey = await mixdown(["jobs", "list"], { MIXDOWN_API_KEY: undefined });
         assert.equal(noKey.code, 2);
         assert.match(noKey.stderr, /MIXDOWN_API_KEY/);
-        const noServer = await mixdown(["workflows", "list"], { MIXDOWN_URL: "http://127.0.0.1:1" });
-        assert.equal(noServer.code, 1);
-        assert.match(noServer.stderr, /NETWORK_ERROR/);
+        const gone = await mixdown(["jobs", "get", "01a24249-a273-7000-ab16-1ae3953b195a"]);
+        assert.equal(gone.code, 1);
+        assert.match(gone.stderr, /HTTP 404 JOB_NOT_FOUND/);
+      });
+
+      test("no server there: the URL tried and what to do, in one line", async () => {
+        const closed = `http://127.0.0.1:${await freePort()}`;
+        for (const args of [
+          ["jobs", "list"],
+          ["upload", "tone.wav"],
+          ["run", "mixdown/convert", "tone.wav"],
+        ]) {
+          const r = await mixdown(args, { MIXDOWN_URL: closed });
+          assert.equal(r.code, 1, r.stderr);
+          assert.equal(
+            r.stderr.trim(),
+            `mixdown: Could not reach Mixdown at ${closed} (connection refused: nothing listens on ${closed.slice(7)}). Start it with \`npm start\` in the Mixdown folder, or set MIXDOWN_URL (or pass --url) to the server's address.`,
+          );
+          assert.equal(r.stdout, "");
+        }
+      });
+
+      test("an https URL against this HTTP server is named as such", async () => {
+        const https = server.url.replace(/^http:/, "https:");
+        const r = await mixdown(["jobs", "list"], { MIXDOWN_URL: https });
+        assert.equal(r.code, 1);
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `^mixdown: Could not reach Mixdown at ${https}: the server on 127\\.0\\.0\\.1:\\d+ speaks plain HTTP, not HTTPS\\. Use ${server.url} as MIXDOWN_URL`,
+          ),
+        );
+      });
+
+      test("run checks the workflow and its params before uploading anything", async () => {
+        const proxy = await recordingProxy(server.url);
+        try {
+          const run = (args: string[]) => mixdown(["run", ...args], { MIXDOWN_URL: proxy.url });
+          const unknown = await run(["acme/none", "tone.wav"]);
+          assert.equal(unknown.code, 1);
+          assert.match(
+            unknown.stderr,
+            /^mixdown: the server has no workflow "acme\/none" \(nothing was uploaded\)\. Its workflows: .*mixdown\/convert/,
+          );
+
+          const badParam = await run(["mixdown/convert", "tone.wav", "--param", "format=xyz"]);
+          assert.equal(badParam.code, 1);
+          assert.match(badParam.stderr, /^mixdown: invalid params for "mixdown\/convert" \(nothing was uploaded;/);
+          assert.match(badParam.stderr, /^ {2}params\.format: must be one of mp3, wav, flac, ogg, opus, m4a$/m);
+          const missing = await run(["mixdown/convert", "tone.wav"]);
+          assert.equal(missing.code, 1);
+          assert.match(missing.stderr, /^ {2}params\.format: is required$/m);
+          assert.doesNotMatch(missing.stderr, /inputUrl/, "the input URL, not known yet, is not judged");
+
+          const badCopy = await run([
+            "mixdown/loudness",
+            "tone.wav",
+            "--copy-result",
+            "integratedLoudness=https://example.com/x",
+          ]);
+          assert.equal(badCopy.code, 1);
+          assert.match(badCopy.stderr, /^ {2}copyResultsTo\.integratedLoudness: is an inline value, not a file/m);
+
+          // A workflow whose definition has errors (a file dropped into the node's workflows dir) cannot run.
+          const workflowsDir = path.join(server.dataDir, "workflows");
+          fs.mkdirSync(workflowsDir, { recursive: true });
+          const broken = {
+            slug: "acme/broken",
+            name: "Broken",
+            description: "A step of an unknown module.",
+            inputSchema: { type: "object", properties: { inputUrl: { type: "string" } } },
+            steps: [{ id: "input", module: "no-such-module", inputs: { url: "$params.inputUrl" } }],
+            outputs: { file: "$steps.input.file" },
+          };
+          fs.writeFileSync(path.join(workflowsDir, "acme__broken.json"), JSON.stringify(broken));
+          for (let i = 0; i < 150; i++) {
+            if ((await server.api("GET", "/v1/workflow/acme/broken", { key: app.apiKey })).status === 200) break;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          const cannot = await run(["acme/broken", "tone.wav"]);
+          assert.equal(cannot.code, 1);
+          assert.match(
+            cannot.stderr,
+            /^mixdown: the workflow "acme\/broken" cannot run on this server \(nothing was uploaded\)$/m,
+          );
+          assert.match(cannot.stderr, /^ {2}steps\[0\]\.module: .*no-such-module/m);
+
+          assert.deepEqual(
+            proxy.requests.filter((r) => r.includes("/upload") || r.startsWith("POST")),
+            [],
+            "no upload URL asked for, no job created",
+          );
+          assert.ok(proxy.requests.includes("GET /v1/workflow/mixdown/convert"), proxy.requests.join("\n"));
+        } finally {
+          await proxy.close();
+        }
       });
 
       test("upload prints the download URL of the uploaded bytes", async () => {
@@ -214,25 +330,40 @@ for (const { backend, skip } of BACKENDS)
         }
       });
 
-      test("workflows list and show", async () => {
-        const list = await mixdown(["workflows", "list"]);
+      test("workflow list and show: the metadata store by default, the server with --remote; workflows is the same command", async () => {
+        const local = await mixdown(["workflow", "list"], { MIXDOWN_API_KEY: undefined, ...server.env });
+        assert.equal(local.code, 0, local.stderr);
+        assert.match(local.stdout, /^mixdown\/convert +built-in +ok$/m);
+        const alias = await mixdown(["workflows", "list"], { MIXDOWN_API_KEY: undefined, ...server.env });
+        assert.equal(alias.stdout, local.stdout);
+        const shown = await mixdown(["workflow", "show", "mixdown/convert"], {
+          MIXDOWN_API_KEY: undefined,
+          ...server.env,
+        });
+        assert.equal(shown.code, 0, shown.stderr);
+        assert.match(shown.stdout, /^ {2}format \(mp3\|wav\|flac\|ogg\|opus\|m4a, required\)/m);
+
+        const list = await mixdown(["workflow", "list", "--remote"]);
         assert.match(list.stdout, /^mixdown\/convert +Convert audio$/m);
-        const slugs = JSON.parse((await mixdown(["workflows", "list", "--json"])).stdout).map(
+        const slugs = JSON.parse((await mixdown(["workflows", "list", "--remote", "--json"])).stdout).map(
           (w: { slug: string }) => w.slug,
         );
         assert.ok(slugs.includes("mixdown/loudness"));
-        const show = await mixdown(["workflows", "show", "mixdown/convert"]);
-        assert.match(show.stdout, /^ {2}format \(mp3\|wav\|flac\|ogg\|opus\|m4a, required\)/m);
+        const show = await mixdown(["workflow", "show", "mixdown/convert", "--url", server.url]);
+        assert.equal(show.stdout, shown.stdout, "the same description either way");
         assert.match(show.stdout, /^ {2}output: file URL \(audio\)/m);
-        const missing = await mixdown(["workflows", "show", "acme/none"]);
+        const missing = await mixdown(["workflow", "show", "acme/none", "--remote"]);
         assert.equal(missing.code, 1);
         assert.match(missing.stderr, /HTTP 404 WORKFLOW_NOT_FOUND/);
+        const misplaced = await mixdown(["workflow", "validate", "x.yaml", "--remote"]);
+        assert.equal(misplaced.code, 2);
+        assert.match(misplaced.stderr, /--remote, --url and --api-key go with workflow list and show only/);
       });
 
       test("--help works on every command, old and new", async () => {
         const main = await mixdown(["--help"]);
         assert.equal(main.code, 0);
-        const commands = ["run", "jobs", "workflows", "upload", "dev-cert", "serve", "app", "workflow"];
+        const commands = ["run", "jobs", "upload", "dev-cert", "serve", "app", "workflow"];
         await Promise.all(
           commands.map(async (command) => {
             assert.match(main.stdout, new RegExp(`^ {2}${command}\\b`, "m"), `${command} in the main help`);
@@ -241,6 +372,8 @@ for (const { backend, skip } of BACKENDS)
             assert.match(help.stdout, new RegExp(`^Usage: mixdown ${command}\\b`), command);
           }),
         );
+        assert.match(main.stdout, /"workflows" is the same command/);
+        assert.equal((await mixdown(["workflows", "--help"])).stdout, (await mixdown(["workflow", "--help"])).stdout);
         assert.match((await mixdown(["help", "run"])).stdout, /^Usage: mixdown run/);
         assert.match((await mixdown(["jobs", "list", "--help"])).stdout, /^Usage: mixdown jobs/);
         const unknown = await mixdown(["run", "--frobnicate"]);

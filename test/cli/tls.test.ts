@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import fs from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
@@ -13,9 +15,10 @@ import { startTlsMixdown, testCertificate } from "../helpers/tls.ts";
 const execFileAsync = promisify(execFile);
 
 async function mixdown(args: string[], env: Record<string, string> = {}) {
+  const { NODE_EXTRA_CA_CERTS: _, MIXDOWN_URL: _u, MIXDOWN_API_KEY: _k, ...inherited } = process.env;
   try {
     const { stdout, stderr } = await execFileAsync(MIXDOWN_BIN, args, {
-      env: { ...process.env, ...env },
+      env: { ...inherited, ...env },
       timeout: 60_000,
     });
     return { stdout, stderr, code: 0 };
@@ -105,6 +108,50 @@ describe("TLS: mixdown dev-cert and MIXDOWN_TLS_CERT / MIXDOWN_TLS_KEY", () => {
       });
       assert.equal(put.status, 200);
       assert.equal(await (await fetch(pair.body.downloadUrl)).text(), "abc");
+    } finally {
+      await server.dispose();
+      fs.rmSync(certificate.dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the CLI against an HTTPS server: an http URL is named as the mismatch, once, without retries", async () => {
+    const certificate = testCertificate();
+    const server = https.createServer({ cert: certificate.cert, key: fs.readFileSync(certificate.keyFile) }, (_, r) =>
+      r.end("{}"),
+    );
+    let connections = 0;
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await mixdown(["jobs", "list"], { MIXDOWN_URL: url, MIXDOWN_API_KEY: "mxd_any" });
+      assert.equal(r.code, 1);
+      assert.equal(
+        r.stderr.trim(),
+        `mixdown: Could not reach Mixdown at ${url}: the server on ${url.slice(7)} speaks HTTPS, not HTTP. Use ${url.replace("http:", "https:")} as MIXDOWN_URL (or --url); for a self-signed certificate also set NODE_EXTRA_CA_CERTS to the certificate file: mixdown dev-cert writes data/tls/cert.pem.`,
+      );
+      assert.equal(connections, 2, "the request, then one TLS handshake to tell what the server speaks; no retries");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      fs.rmSync(certificate.dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the CLI against Mixdown over HTTPS: an untrusted certificate is said; trusted, it works", async () => {
+    const certificate = testCertificate();
+    const server = await startTlsMixdown(certificate);
+    try {
+      const { apiKey } = await server.createApp();
+      const env = { MIXDOWN_URL: server.url, MIXDOWN_API_KEY: apiKey };
+      const untrusted = await mixdown(["jobs", "list"], env);
+      assert.equal(untrusted.code, 1);
+      assert.match(
+        untrusted.stderr,
+        /^mixdown: Could not reach Mixdown at https:\/\/127\.0\.0\.1:\d+: its TLS certificate is not trusted \(self-signed certificate.*\)\. For a self-signed certificate, set NODE_EXTRA_CA_CERTS to the certificate file/,
+      );
+      const trusted = await mixdown(["jobs", "list"], { ...env, NODE_EXTRA_CA_CERTS: certificate.certFile });
+      assert.equal(trusted.code, 0, trusted.stderr);
+      assert.equal(trusted.stdout.trim(), "No jobs.");
     } finally {
       await server.dispose();
       fs.rmSync(certificate.dir, { recursive: true, force: true });
