@@ -2,11 +2,14 @@ import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { JOB_STATUSES } from "../domain.ts";
 import type { JobQueue } from "../store/job-queue.ts";
 import type { MetadataStore } from "../store/metadata-store.ts";
+import { RequestLatency } from "./request-latency.ts";
 
 export interface Metrics {
   registry: Registry;
   observeJob(workflow: string, status: string, seconds: number): void;
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void;
+  /** Every metric in Prometheus' text format. */
+  exposition(): Promise<string>;
 }
 
 /** Prometheus metrics: jobs by status and queue depth (read at scrape), job durations, HTTP latency. */
@@ -38,37 +41,11 @@ export function createMetrics(store: MetadataStore, queue: JobQueue): Metrics {
     buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
     registers: [registry],
   });
-  const httpDuration = new Histogram({
-    name: "mixdown_http_request_duration_seconds",
-    help: "HTTP request latency",
-    labelNames: ["method", "route", "status_code"],
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [registry],
-  });
-  // One labelled child per method, route and status, kept: resolving labels (or building a key string) on
-  // every request costs more than the observation itself.
-  type Child = ReturnType<typeof httpDuration.labels>;
-  const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
+  const requestLatency = new RequestLatency();
   return {
     registry,
     observeJob: (workflow, status, seconds) => jobDuration.observe({ workflow, status }, seconds),
-    observeRequest: (method, route, statusCode, seconds) => {
-      let byRoute = httpChildren.get(method);
-      if (!byRoute) {
-        byRoute = new Map();
-        httpChildren.set(method, byRoute);
-      }
-      let byStatus = byRoute.get(route);
-      if (!byStatus) {
-        byStatus = new Map();
-        byRoute.set(route, byStatus);
-      }
-      let child = byStatus.get(statusCode);
-      if (!child) {
-        child = httpDuration.labels(method, route, String(statusCode));
-        byStatus.set(statusCode, child);
-      }
-      child.observe(seconds);
-    },
+    observeRequest: (method, route, statusCode, seconds) => requestLatency.observe(method, route, statusCode, seconds),
+    exposition: async () => (await registry.metrics()) + requestLatency.exposition(),
   };
 }

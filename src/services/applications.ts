@@ -42,7 +42,8 @@ export class ApplicationService {
       this.cache.clear();
       this.cacheVersion = version;
     }
-    return this.cache.has(apiKey) ? this.cache.get(apiKey) : "unknown";
+    const app = this.cache.get(apiKey);
+    return app !== undefined || this.cache.has(apiKey) ? app : "unknown";
   }
 
   /** The application an Authorization header value names, if the key is valid and not revoked. */

@@ -136,12 +136,9 @@ export class JobService {
 
   /** The job's status and progress; synchronous when the store answers at once (embedded), else a promise. */
   state(appId: string, id: string): JobState | Promise<JobState> {
-    const found = (state: JobState | undefined) => {
-      if (!state) throw new ApiError("JOB_NOT_FOUND");
-      return state;
-    };
     const state = this.store.getJobState(appId, id);
-    return state instanceof Promise ? state.then(found) : found(state);
+    if (state instanceof Promise) return state.then(foundState);
+    return foundState(state);
   }
 
   /**
@@ -197,4 +194,10 @@ export class JobService {
     this.events.deleted(id);
     await this.blobs.deletePrefix(`results/${id}/`);
   }
+}
+
+/** The polled status route's check, a function of its own: no closure made per request. */
+function foundState(state: JobState | undefined): JobState {
+  if (!state) throw new ApiError("JOB_NOT_FOUND");
+  return state;
 }

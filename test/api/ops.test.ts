@@ -109,6 +109,12 @@ for (const { backend, skip } of BACKENDS)
         text,
         /^mixdown_http_request_duration_seconds_count\{method="POST",route="\/v1\/job",status_code="200"\} 1$/m,
       );
+      assert.match(text, /^# TYPE mixdown_http_request_duration_seconds histogram$/m);
+      // A duration measured, not a zero (the metric is observed when the response is ready to send).
+      const seconds =
+        /^mixdown_http_request_duration_seconds_sum\{method="POST",route="\/v1\/job",status_code="200"\} (\S+)$/m;
+      const sum = Number(text.match(seconds)?.[1]);
+      assert.ok(sum > 0 && sum < 10, `POST /v1/job took ${sum} s by the metric`);
       // A job's duration is recorded by the node that ran it: the embedded node, or one of the workers.
       const runs = /^mixdown_job_duration_seconds_count\{workflow="mixdown\/convert",status="SUCCEEDED"\} (\d+)$/m;
       const texts = server.workers.length > 0 ? await Promise.all(server.workers.map((w) => scrape(w.url))) : [text];

@@ -11,7 +11,7 @@ export function opsRoutes(app: FastifyInstance, { metrics }: { metrics: Metrics 
     { schema: { tags: ["operations"], summary: "Prometheus metrics (no auth)" } },
     async (_request, reply) => {
       reply.header("content-type", metrics.registry.contentType);
-      return metrics.registry.metrics();
+      return metrics.exposition();
     },
   );
 }
