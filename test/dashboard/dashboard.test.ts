@@ -252,6 +252,10 @@ for (const { backend, skip } of BACKENDS)
       await page.goto(`${server.url}/dashboard/applications`);
       assert.deepEqual(dialogs, []);
       await assertAccessible(page, "applications");
+      // The whole table fits the page: no column (the last job's time) is cut off behind a scroll bar.
+      const wrap = page.getByRole("region", { name: "Applications table" });
+      const [scrollWidth, clientWidth] = await wrap.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+      assert.ok(scrollWidth <= clientWidth, `the table is ${scrollWidth} px wide in ${clientWidth} px`);
       await shoot("dashboard-applications");
     });
 
