@@ -7,7 +7,7 @@ import { UrlSigner } from "../../src/services/signed-urls.ts";
 import { SignedFileUrls } from "../../src/store/local/signed-file-urls.ts";
 import { contentDisposition } from "../../src/store/served-file.ts";
 import { sineWav } from "../helpers/audio.ts";
-import { startFixture } from "../helpers/http-fixture.ts";
+import { startForwardingProxy } from "../helpers/http-fixture.ts";
 import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 
 /** What an attacker uploads: a page whose script would act as the operator if it ran on the dashboard's origin. */
@@ -202,41 +202,14 @@ describe("Content-Disposition names (RFC 6266, RFC 8187)", () => {
   });
 });
 
-/**
- * A reverse proxy on its own port, as a load balancer giving the same nodes a second host name: it forwards every
- * request as it came (Host header included) to `target`, known once the server has started.
- */
-async function startProxy() {
-  let target = "";
-  const proxy = await startFixture((request, response) => {
-    const upstream = http.request(
-      `${target}${request.url}`,
-      { method: request.method, headers: request.headers },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    upstream.on("error", () => response.destroy());
-    request.pipe(upstream);
-  });
-  return {
-    ...proxy,
-    /** The files origin: "localhost", not the 127.0.0.1 of the public URL, so another origin. */
-    url: `http://localhost:${proxy.port}`,
-    to(url: string) {
-      target = url;
-    },
-  };
-}
-
 describe("MIXDOWN_FILES_URL: files on an origin of their own", () => {
   let server: Mixdown;
   let app: AppInfo;
-  let files: Awaited<ReturnType<typeof startProxy>>;
+  let files: Awaited<ReturnType<typeof startForwardingProxy>>;
 
   before(async () => {
-    files = await startProxy();
+    // A load balancer giving the same node a second host name: "localhost", not the 127.0.0.1 of the public URL.
+    files = await startForwardingProxy({ hostname: "localhost" });
     server = await Mixdown.start({ MIXDOWN_FILES_URL: files.url });
     files.to(server.url);
     app = await server.createApp("files-origin");

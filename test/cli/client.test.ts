@@ -2,14 +2,13 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
+import { startForwardingProxy } from "../helpers/http-fixture.ts";
 import { probe } from "../helpers/media.ts";
 import { type AppInfo, assertNoneRunning, BACKENDS, freePort, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
 
@@ -22,28 +21,13 @@ function hasScript(): boolean {
 }
 
 /** An HTTP proxy to `target` on loopback that records "METHOD PATH" of every request it passes on. */
-async function recordingProxy(target: string): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+async function recordingProxy(target: string) {
   const requests: string[] = [];
-  const proxy = http.createServer((request, response) => {
-    requests.push(`${request.method} ${request.url}`);
-    const upstream = http.request(
-      new URL(request.url ?? "/", target),
-      { method: request.method, headers: request.headers },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    upstream.on("error", () => response.destroy());
-    request.pipe(upstream);
+  const proxy = await startForwardingProxy({
+    onRequest: (request) => requests.push(`${request.method} ${request.url}`),
   });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  const { port } = proxy.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise((resolve) => proxy.close(() => resolve())),
-  };
+  proxy.to(target);
+  return { ...proxy, requests };
 }
 
 interface Run {

@@ -2,9 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
-import { signInFirstOperator } from "./operator-session.ts";
+import { type AppInfo, Mixdown } from "../helpers/mixdown.ts";
+import {
+  assertAccessible,
+  chromiumUnavailable,
+  closeBrowserAndServer,
+  openSignedInPage,
+  screenshot,
+} from "./browser.ts";
 
 const LONG_NAME = "Northern Lights Recording Studio Mastering Department";
 
@@ -38,17 +43,9 @@ describeOrSkip("dashboard: applications of the same name, long names, the icon",
   before(async () => {
     server = await Mixdown.start({ MIXDOWN_WORKERS: "0" }, { workers: 0 });
     first = await server.createApp("Label Desk");
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await signInFirstOperator(server, page);
+    ({ browser, page } = await openSignedInPage(server, { viewport: { width: 1200, height: 800 } }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    assertNoneRunning();
-  });
+  after(() => closeBrowserAndServer(browser, server));
 
   test("a name already taken is said before a second application gets it, and created only when confirmed", async () => {
     await page.goto(`${server.url}/dashboard/applications`);

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import { assertNoneRunning, type Mixdown } from "../helpers/mixdown.ts";
+import { signInFirstOperator } from "./operator-session.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 export const SCREENSHOTS_DIR = path.join(ROOT, "docs/screenshots");
@@ -27,6 +29,49 @@ export function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** A browser context's options (a viewport, downloads…) and how long its actions and waits may take, in ms. */
+export type PageOptions = BrowserContextOptions & { timeout?: number };
+
+/** Chromium with one page, in a context made with `options`. */
+export async function openPage({
+  timeout = 10_000,
+  ...options
+}: PageOptions = {}): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  const browser = await launchChromium();
+  try {
+    const context = await browser.newContext(options);
+    context.setDefaultTimeout(timeout);
+    return { browser, context, page: await context.newPage() };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/** Chromium with one page (see openPage), signed in as the server's first operator. */
+export async function openSignedInPage(server: Mixdown, options: PageOptions = {}) {
+  const opened = await openPage(options);
+  try {
+    await signInFirstOperator(server, opened.page);
+  } catch (error) {
+    await opened.browser.close();
+    throw error;
+  }
+  return opened;
+}
+
+/** The end of a browser test: the browser closed, the server, then whatever else it started; nothing left running. */
+export async function closeBrowserAndServer(
+  browser: Browser | undefined,
+  server: Mixdown | undefined,
+  ...others: ({ close(): Promise<void> } | undefined)[]
+): Promise<void> {
+  await browser?.close();
+  await server?.dispose();
+  for (const other of others) await other?.close();
+  assertNoneRunning();
 }
 
 const AXE_SOURCE = fs.readFileSync(path.join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");

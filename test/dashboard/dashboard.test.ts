@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
+import { BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import { assertAccessible, chromiumUnavailable, closeBrowserAndServer, openPage, screenshot } from "./browser.ts";
 
 const PASSWORD = "correct horse battery";
 const XSS_NAME = "<img src=x onerror=alert(1)>";
@@ -58,21 +58,14 @@ for (const { backend, skip } of BACKENDS)
     before(async () => {
       // No workers: jobs stay QUEUED, so the applications table's counts are known.
       server = await Mixdown.start({ MIXDOWN_WORKERS: "0" }, { backend, workers: 0 });
-      browser = await launchChromium();
-      context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
-      context.setDefaultTimeout(5000);
+      ({ browser, context, page } = await openPage({ viewport: { width: 1200, height: 760 }, timeout: 5000 }));
       await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
-      page = await context.newPage();
       page.on("dialog", (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
       });
     });
-    after(async () => {
-      await browser?.close();
-      await server?.dispose();
-      assertNoneRunning();
-    });
+    after(() => closeBrowserAndServer(browser, server));
 
     test("/ leads to the dashboard, and every dashboard route without a session redirects to sign-in", async () => {
       const root = await fetch(`${server.url}/`, { redirect: "manual" });

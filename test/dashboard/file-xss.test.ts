@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import http from "node:http";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { startFixture } from "../helpers/http-fixture.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
-import { chromiumUnavailable, launchChromium } from "./browser.ts";
+import { startForwardingProxy } from "../helpers/http-fixture.ts";
+import { type AppInfo, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import { chromiumUnavailable, closeBrowserAndServer, openPage, openSignedInPage } from "./browser.ts";
 import { signInFirstOperator } from "./operator-session.ts";
 
 /**
@@ -69,17 +68,9 @@ for (const { backend, skip } of BACKENDS)
     before(async () => {
       server = await Mixdown.start({ MIXDOWN_WORKERS: "0" }, { backend, workers: 0 });
       app = await server.createApp("Studio");
-      browser = await launchChromium();
-      const context = await browser.newContext({ acceptDownloads: true });
-      context.setDefaultTimeout(15_000);
-      page = await context.newPage();
-      await signInFirstOperator(server, page);
+      ({ browser, page } = await openSignedInPage(server, { acceptDownloads: true, timeout: 15_000 }));
     });
-    after(async () => {
-      await browser?.close();
-      await server?.dispose();
-      assertNoneRunning();
-    });
+    after(() => closeBrowserAndServer(browser, server));
 
     test("control: the payload does create an application when it runs on the dashboard's origin", async () => {
       await page.goto(`${server.url}/dashboard/applications`);
@@ -160,57 +151,30 @@ for (const { backend, skip } of BACKENDS)
     });
   });
 
-/** A second host name for the same node, as a load balancer gives it (the Host header passes unchanged). */
-async function startProxy() {
-  let target = "";
-  const proxy = await startFixture((request, response) => {
-    const upstream = http.request(
-      `${target}${request.url}`,
-      { method: request.method, headers: request.headers },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    upstream.on("error", () => response.destroy());
-    request.pipe(upstream);
-  });
-  const to = (url: string) => {
-    target = url;
-  };
-  return { ...proxy, url: `http://localhost:${proxy.port}`, to };
-}
-
 describeOrSkip(
   "with MIXDOWN_FILES_URL the job page plays and draws files from their own origin",
   chromiumUnavailable,
   () => {
     let server: Mixdown;
-    let files: Awaited<ReturnType<typeof startProxy>>;
+    let files: Awaited<ReturnType<typeof startForwardingProxy>>;
     let browser: Browser;
     let page: Page;
     let app: AppInfo;
     const violations: string[] = [];
 
     before(async () => {
-      files = await startProxy();
+      // A second host name for the same node, as a load balancer gives it (the Host header passes unchanged).
+      files = await startForwardingProxy({ hostname: "localhost" });
       server = await Mixdown.start({ MIXDOWN_FILES_URL: files.url, MIXDOWN_WORKERS: "1" });
       files.to(server.url);
       app = await server.createApp("Studio");
-      browser = await launchChromium();
-      page = await (await browser.newContext({ acceptDownloads: true })).newPage();
-      page.setDefaultTimeout(15_000);
+      ({ browser, page } = await openPage({ acceptDownloads: true, timeout: 15_000 }));
       page.on("console", (message) => {
         if (/Content Security Policy|CORS/.test(message.text())) violations.push(message.text());
       });
       await signInFirstOperator(server, page);
     });
-    after(async () => {
-      await browser?.close();
-      await server?.dispose();
-      await files?.close();
-      assertNoneRunning();
-    });
+    after(() => closeBrowserAndServer(browser, server, files));
 
     test("a result's player loads and its waveform is drawn; an uploaded page on the files origin still downloads", async () => {
       const inputUrl = await server.upload(app.apiKey, sineWav(2), "audio/wav");

@@ -3,9 +3,8 @@ import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
-import { chromiumUnavailable, launchChromium } from "./browser.ts";
-import { signInFirstOperator } from "./operator-session.ts";
+import { type AppInfo, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import { chromiumUnavailable, closeBrowserAndServer, openSignedInPage } from "./browser.ts";
 
 // A job's page follows the job while it waits and runs, and shows its results once it ends, with nobody reloading.
 for (const { backend, skip } of BACKENDS)
@@ -19,16 +18,9 @@ for (const { backend, skip } of BACKENDS)
       // No worker at first, so the job stays queued while the page is open.
       server = await Mixdown.start({ MIXDOWN_WORKERS: "0" }, { backend, workers: 0 });
       app = await server.createApp("Live");
-      browser = await launchChromium();
-      page = await browser.newPage();
-      page.setDefaultTimeout(10_000);
-      await signInFirstOperator(server, page);
+      ({ browser, page } = await openSignedInPage(server));
     });
-    after(async () => {
-      await browser?.close();
-      await server?.dispose();
-      assertNoneRunning();
-    });
+    after(() => closeBrowserAndServer(browser, server));
 
     test("a queued job's page turns into its results when a worker has run it", async () => {
       const input = await server.upload(app.apiKey, sineWav(1), "audio/wav");

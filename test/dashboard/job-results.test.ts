@@ -1,28 +1,17 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { describeOrSkip, TEST_S3 } from "../helpers/backends.ts";
 import { startFixture } from "../helpers/http-fixture.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
 import { composePiece, encodeWav as encodePiece, renderPiece } from "../midi/piece.ts";
 import { encodeWav as encodeTrack, generateTrack, suiteSpecs, type TrackSpec } from "../music/generator.ts";
 import { encodeWav as encodeSpeech, programme, silence, speak } from "../speech/speech-audio.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
+import { assertAccessible, chromiumUnavailable, closeBrowserAndServer, openPage, screenshot } from "./browser.ts";
+import { addOperator, OPERATOR_PASSWORD } from "./operator-session.ts";
 
-const PASSWORD = "correct horse battery";
 const XSS_NAME = "<img src=x onerror=alert(1)>";
 const SPOKEN = "the weather is nice today";
-
-function addOperator(server: Mixdown, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
-      env: { ...process.env, ...server.env },
-    });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
-    child.stdin?.end(`${PASSWORD}\n`);
-  });
-}
 
 /** A few seconds of each kind of input: a band track, a melody, a spoken sentence. */
 async function inputs() {
@@ -106,10 +95,7 @@ for (const { backend, skip } of BACKENDS)
         jobs[name] = job;
       }
 
-      browser = await launchChromium();
-      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-      context.setDefaultTimeout(15_000);
-      page = await context.newPage();
+      ({ browser, page } = await openPage({ viewport: { width: 1200, height: 900 }, timeout: 15_000 }));
       // CSP violations with where they came from: axe-core, run by the tests through DevTools, copies the
       // waveforms' shadow-root <style> to read it, without the nonce; that one has no source file.
       await page.addInitScript(() =>
@@ -130,15 +116,13 @@ for (const { backend, skip } of BACKENDS)
       page.on("pageerror", (error) => problems.push(`${page.url()}: ${error.message}`));
       await page.goto(`${server.url}/dashboard/sign-in`);
       await page.getByLabel("Name").fill("admin");
-      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByLabel("Password").fill(OPERATOR_PASSWORD);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL("**/dashboard/applications");
     });
     after(async () => {
       await elsewhere?.close();
-      await browser?.close();
-      await server?.dispose();
-      assertNoneRunning();
+      await closeBrowserAndServer(browser, server);
     });
 
     test("the CSP admits result files from their origin only, and styles by this response's nonce", async () => {

@@ -1,26 +1,15 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
+import { type AppInfo, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import { assertAccessible, chromiumUnavailable, closeBrowserAndServer, openPage, screenshot } from "./browser.ts";
+import { addOperator, OPERATOR_PASSWORD } from "./operator-session.ts";
 
-const PASSWORD = "correct horse battery";
 const XSS_NAME = "<img src=x onerror=alert(1)>";
 /** A loopback input: refused when the job runs (BAD_INPUT), so such jobs fail at once. */
 const REFUSED_INPUT = "http://127.0.0.1:9/refused.wav";
-
-function addOperator(server: Mixdown, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
-      env: { ...process.env, ...server.env },
-    });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
-    child.stdin?.end(`${PASSWORD}\n`);
-  });
-}
 
 for (const { backend, skip } of BACKENDS)
   describeOrSkip(`dashboard jobs table [${backend}]`, skip ?? chromiumUnavailable, () => {
@@ -49,17 +38,14 @@ for (const { backend, skip } of BACKENDS)
       await addOperator(server, "admin");
       labelA = await server.createApp("Label A");
       labelB = await server.createApp("Label B");
-      browser = await launchChromium();
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      context.setDefaultTimeout(10_000);
-      page = await context.newPage();
+      ({ browser, page } = await openPage({ viewport: { width: 1280, height: 900 } }));
       page.on("dialog", (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
       });
       await page.goto(`${server.url}/dashboard/sign-in`);
       await page.getByLabel("Name").fill("admin");
-      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByLabel("Password").fill(OPERATOR_PASSWORD);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL("**/dashboard/applications");
 
@@ -70,11 +56,7 @@ for (const { backend, skip } of BACKENDS)
       // The first three are Label A's.
       for (const [i, id] of created.entries()) await server.waitForJob((i < 3 ? labelA : labelB).apiKey, id);
     });
-    after(async () => {
-      await browser?.close();
-      await server?.dispose();
-      assertNoneRunning();
-    });
+    after(() => closeBrowserAndServer(browser, server));
 
     test("one table across applications, newest first, statuses and errors shown, markup as text", async () => {
       assert.deepEqual(await open(""), [...created].reverse());

@@ -1,5 +1,6 @@
+import { execFile } from "node:child_process";
 import type { Page } from "playwright-core";
-import type { Mixdown } from "../helpers/mixdown.ts";
+import { MIXDOWN_BIN, type Mixdown } from "../helpers/mixdown.ts";
 
 export const OPERATOR_PASSWORD = "correct horse battery";
 
@@ -13,6 +14,17 @@ export async function signInFirstOperator(server: Mixdown, page: Page, name = "a
   await page.getByLabel("Password again").fill(OPERATOR_PASSWORD);
   await page.getByRole("button", { name: "Create and sign in" }).click();
   await page.waitForURL("**/dashboard/applications");
+}
+
+/** Adds an operator with OPERATOR_PASSWORD through the CLI (`mixdown user add`), as an administrator does. */
+export function addOperator(server: Mixdown, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
+      env: { ...process.env, ...server.env },
+    });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
+    child.stdin?.end(`${OPERATOR_PASSWORD}\n`);
+  });
 }
 
 /** The CSRF token of the signed-in page's session (every page's sign-out form carries it). */

@@ -1,23 +1,12 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { assertNoneRunning, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium } from "./browser.ts";
-import { csrfTokenOf, OPERATOR_PASSWORD, signInFirstOperator } from "./operator-session.ts";
+import { Mixdown } from "../helpers/mixdown.ts";
+import { assertAccessible, chromiumUnavailable, closeBrowserAndServer, openSignedInPage } from "./browser.ts";
+import { addOperator, csrfTokenOf, OPERATOR_PASSWORD } from "./operator-session.ts";
 
 const KEY_PAGE = /\/dashboard\/applications\/([0-9a-f-]{36})\/key$/;
-
-function addOperator(server: Mixdown, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
-      env: { ...process.env, ...server.env },
-    });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
-    child.stdin?.end(`${OPERATOR_PASSWORD}\n`);
-  });
-}
 
 /** Reloads the page and says what the browser sent meanwhile: after post/redirect/get, never a POST. */
 async function reload(page: Page): Promise<{ status: number | undefined; posts: string[] }> {
@@ -44,17 +33,9 @@ describeOrSkip("dashboard forms: post/redirect/get, and keys and secrets shown o
 
   before(async () => {
     server = await Mixdown.start({ MIXDOWN_WORKERS: "0", MIXDOWN_ALLOW_PRIVATE_URLS: "true" }, { workers: 0 });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await signInFirstOperator(server, page);
+    ({ browser, context, page } = await openSignedInPage(server, { viewport: { width: 1200, height: 800 } }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    assertNoneRunning();
-  });
+  after(() => closeBrowserAndServer(browser, server));
 
   test("create an application, then reload: one application, its key shown once", async () => {
     await page.goto(`${server.url}/dashboard/applications`);

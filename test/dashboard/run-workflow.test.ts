@@ -4,9 +4,15 @@ import type { Browser, Page } from "playwright-core";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
 import { startFixture } from "../helpers/http-fixture.ts";
-import { type AppInfo, assertNoneRunning, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
-import { csrfTokenOf, OPERATOR_PASSWORD, signInFirstOperator } from "./operator-session.ts";
+import { type AppInfo, BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import {
+  assertAccessible,
+  chromiumUnavailable,
+  closeBrowserAndServer,
+  openSignedInPage,
+  screenshot,
+} from "./browser.ts";
+import { csrfTokenOf, OPERATOR_PASSWORD } from "./operator-session.ts";
 
 const JOB_URL = /\/dashboard\/jobs\/([0-9a-f-]{36})$/;
 /** A loopback port nothing listens on: a job fetching it fails at once. */
@@ -84,17 +90,9 @@ for (const { backend, skip } of BACKENDS)
     before(async () => {
       server = await Mixdown.start({ MIXDOWN_ALLOW_PRIVATE_URLS: "true" }, { backend, workers: 1 });
       app = await server.createApp("Studio");
-      browser = await launchChromium();
-      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-      context.setDefaultTimeout(10_000);
-      page = await context.newPage();
-      await signInFirstOperator(server, page);
+      ({ browser, page } = await openSignedInPage(server, { viewport: { width: 1200, height: 900 } }));
     });
-    after(async () => {
-      await browser?.close();
-      await server?.dispose();
-      assertNoneRunning();
-    });
+    after(() => closeBrowserAndServer(browser, server));
 
     test("drop a file: it goes up through the application's signed upload URL with a progress bar, and the job it feeds succeeds", async () => {
       await page.goto(`${server.url}/dashboard/run`);

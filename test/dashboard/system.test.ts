@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,24 +11,14 @@ import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
 import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { tableRows } from "../helpers/inspect.ts";
-import { assertNoneRunning, BACKENDS, MIXDOWN_BIN, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
+import { BACKENDS, Mixdown } from "../helpers/mixdown.ts";
+import { assertAccessible, chromiumUnavailable, closeBrowserAndServer, openPage, screenshot } from "./browser.ts";
+import { addOperator, OPERATOR_PASSWORD } from "./operator-session.ts";
 
-const PASSWORD = "correct horse battery";
 /** Secrets the page must never show, in any form. */
 const DB_PASSWORD = `pw-${randomBytes(9).toString("hex")}`;
 /** A loopback port nothing listens on: such an input fails at once (BAD_INPUT). */
 const REFUSED_INPUT = "http://127.0.0.1:9/refused.wav";
-
-function addOperator(server: Mixdown, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
-      env: { ...process.env, ...server.env },
-    });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
-    child.stdin?.end(`${PASSWORD}\n`);
-  });
-}
 
 /** What the blob store holds, counted independently of Mixdown: every file under blobs/, or every object. */
 async function storedBytes(server: Mixdown): Promise<number> {
@@ -102,13 +91,10 @@ for (const { backend, skip } of BACKENDS)
         await delay(100);
       }
 
-      browser = await launchChromium();
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      context.setDefaultTimeout(10_000);
-      page = await context.newPage();
+      ({ browser, page } = await openPage({ viewport: { width: 1280, height: 900 } }));
       await page.goto(`${server.url}/dashboard/sign-in`);
       await page.getByLabel("Name").fill("admin");
-      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByLabel("Password").fill(OPERATOR_PASSWORD);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.waitForURL("**/dashboard/applications");
       // The first visit shows the figure, however late: counted since the server started, or arriving on the page
@@ -119,10 +105,7 @@ for (const { backend, skip } of BACKENDS)
     });
     after(async () => {
       fixture?.resume();
-      await browser?.close();
-      await server?.dispose();
-      await fixture?.close();
-      assertNoneRunning();
+      await closeBrowserAndServer(browser, server, fixture);
     });
 
     test("jobs by status, queue depth, running per worker and failures match the store", async () => {

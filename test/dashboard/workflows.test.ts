@@ -4,9 +4,15 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "./browser.ts";
-import { csrfTokenOf, signInFirstOperator } from "./operator-session.ts";
+import { type AppInfo, Mixdown } from "../helpers/mixdown.ts";
+import {
+  assertAccessible,
+  chromiumUnavailable,
+  closeBrowserAndServer,
+  openSignedInPage,
+  screenshot,
+} from "./browser.ts";
+import { csrfTokenOf } from "./operator-session.ts";
 
 const BROKEN = `slug: test/double-up
 name: Double up
@@ -57,17 +63,9 @@ describeOrSkip("workflows in the dashboard [embedded]", chromiumUnavailable, () 
   before(async () => {
     server = await Mixdown.start({ MIXDOWN_WORKERS: "0" });
     app = await server.createApp("Studio");
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await signInFirstOperator(server, page);
+    ({ browser, page } = await openSignedInPage(server, { viewport: { width: 1200, height: 800 } }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    assertNoneRunning();
-  });
+  after(() => closeBrowserAndServer(browser, server));
 
   test("without a session, every run and workflow route redirects to sign-in, and an API key is refused", async () => {
     const routes: [string, string][] = [

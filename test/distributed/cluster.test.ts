@@ -8,18 +8,9 @@ import { describeOrSkip, distributedUnavailable, provisionDistributed } from "..
 import { startStallingFixture } from "../helpers/http-fixture.ts";
 import { storedKeys } from "../helpers/inspect.ts";
 import { assertNoneRunning, freePort, MIXDOWN_BIN, Mixdown, NodeProcess } from "../helpers/mixdown.ts";
+import { waitFor } from "./wait-for.ts";
 
 const wav = sineWav(0.5);
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await delay(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describeOrSkip("distributed mode: API and worker nodes on Postgres, pg-boss and S3", distributedUnavailable, () => {
   after(() => assertNoneRunning());

@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
+import { addOperator, OPERATOR_PASSWORD } from "../dashboard/operator-session.ts";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip, distributedUnavailable } from "../helpers/backends.ts";
-import { assertNoneRunning, freePort, MIXDOWN_BIN, Mixdown, NodeProcess } from "../helpers/mixdown.ts";
-
-const PASSWORD = "correct horse battery";
+import { assertNoneRunning, freePort, Mixdown, NodeProcess } from "../helpers/mixdown.ts";
 
 /** fetch → loudness: quick, and a value output to check. */
 const measure = (slug: string) => ({
@@ -53,7 +51,7 @@ async function signIn(origin: string, name: string): Promise<{ cookie: string; c
     method: "POST",
     redirect: "manual",
     headers: { cookie: cookie(), "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ name, password: PASSWORD, _csrf: csrfOf(await form.text()) }),
+    body: new URLSearchParams({ name, password: OPERATOR_PASSWORD, _csrf: csrfOf(await form.text()) }),
   });
   assert.equal(signedIn.status, 303, await signedIn.text());
   keep(signedIn);
@@ -181,13 +179,3 @@ describeOrSkip(
     });
   },
 );
-
-function addOperator(server: Mixdown, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(MIXDOWN_BIN, ["user", "add", name, "--password-stdin"], {
-      env: { ...process.env, ...server.env },
-    });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`user add exited with ${code}`))));
-    child.stdin?.end(`${PASSWORD}\n`);
-  });
-}

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip, distributedUnavailable } from "../helpers/backends.ts";
 import { startFixture } from "../helpers/http-fixture.ts";
 import { storedKeys } from "../helpers/inspect.ts";
 import { assertNoneRunning, Mixdown, type NodeProcess } from "../helpers/mixdown.ts";
+import { waitFor } from "./wait-for.ts";
 
 /** How long each run of the job takes: its input arrives over this long, whichever worker reads it. */
 const JOB_MS = 60_000;
@@ -31,16 +31,6 @@ async function startTricklingFixture(body: Buffer) {
     response.on("close", () => clearInterval(timer));
   });
   return { ...fixture, requests };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await delay(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** The attempt each "job started" line of a worker's log gives. */

@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { DeleteBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import pg from "pg";
+import { openS3 } from "../../src/store/s3/open.ts";
 import { S3BlobStore } from "../../src/store/s3/s3-blob-store.ts";
 
 /** Where the distributed-mode tests find their services (CI starts both; see .ci/run). */
@@ -28,6 +29,18 @@ export const TEST_S3_TLS = {
 };
 
 export type Backend = "embedded" | "distributed";
+
+/** Mixdown's S3 store (blobs and file URLs) on `bucket` of the test S3 server, as a distributed node opens it. */
+export function openTestS3(bucket: string): ReturnType<typeof openS3> {
+  return openS3({
+    endpoint: TEST_S3.endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    accessKeyId: TEST_S3.accessKeyId,
+    secretAccessKey: TEST_S3.secretAccessKey,
+    bucket,
+  });
+}
 
 async function postgresReachable(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2000 });

@@ -22,6 +22,41 @@ export async function startFixture(
 }
 
 /**
+ * A reverse proxy on loopback, as a load balancer in front of a node: it forwards every request as it came (Host
+ * header included) to the target given to `to()`, known once the server behind it has started. `onRequest` sees each
+ * request first; `hostname` names the proxy in its `url` (another name for the same address is another origin).
+ */
+export async function startForwardingProxy({
+  hostname = "127.0.0.1",
+  onRequest,
+}: {
+  hostname?: string;
+  onRequest?: (request: http.IncomingMessage) => void;
+} = {}) {
+  let target = "";
+  const proxy = await startFixture((request, response) => {
+    onRequest?.(request);
+    const upstream = http.request(
+      `${target}${request.url}`,
+      { method: request.method, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on("error", () => response.destroy());
+    request.pipe(upstream);
+  });
+  return {
+    ...proxy,
+    url: `http://${hostname}:${proxy.port}`,
+    to(url: string) {
+      target = url;
+    },
+  };
+}
+
+/**
  * Serves `body` on every path. While `state.stall` is set, a response sends its headers and first 100 bytes,
  * then waits (the job reading it stays STARTED) until resume() sends the rest. Every request is recorded.
  */

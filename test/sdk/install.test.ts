@@ -10,20 +10,14 @@ import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
+import { machineNode } from "../helpers/machine-node.ts";
 import { assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const execFileAsync = promisify(execFile);
 
-/** The first `node` on PATH outside node_modules that has an npm beside it: what a user's shell runs. */
-function machineNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (dir.includes("node_modules")) continue;
-    if (fs.existsSync(path.join(dir, "node")) && fs.existsSync(path.join(dir, "npm"))) return dir;
-  }
-  return undefined;
-}
-const NODE_DIR = machineNode();
+/** The folder of the machine's own Node with an npm beside it: what a user's shell runs. */
+const NODE_DIR = machineNode(({ dir }) => fs.existsSync(path.join(dir, "npm")))?.dir;
 
 function userEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -11,27 +11,15 @@ import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { promisify } from "node:util";
 import { describeOrSkip } from "../helpers/backends.ts";
+import { machineNode } from "../helpers/machine-node.ts";
 import { freePort } from "../helpers/mixdown.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const execFileAsync = promisify(execFile);
 
-/** A `node` older than 24 on PATH outside any node_modules/.bin (what a fresh machine has), if any. */
-function oldNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const candidate = path.join(dir, "node");
-    if (dir.includes("node_modules") || !fs.existsSync(candidate)) continue;
-    try {
-      const major = Number(
-        execFileSync(candidate, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }),
-      );
-      if (major < 24) return candidate;
-    } catch {}
-  }
-  return undefined;
-}
-
-const OLD_NODE = oldNode();
+/** A `node` of the machine's own older than 24 (what a fresh machine has), if any. */
+const OLD = machineNode(({ major }) => major < 24);
+const OLD_NODE = OLD && path.join(OLD.dir, "node");
 const NPM = OLD_NODE && path.join(path.dirname(OLD_NODE), "npm");
 const skip = !OLD_NODE
   ? "no Node.js older than 24 on PATH to start from"

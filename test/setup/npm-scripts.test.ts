@@ -2,32 +2,19 @@
 // machine's own (older) Node first on PATH when there is one, so that only npm's PATH (node_modules/.bin first)
 // and scripts/run-tests.sh stand between them and Node 24.
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { machineNode } from "../helpers/machine-node.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const execFileAsync = promisify(execFile);
 
-/** The first `node` on PATH outside node_modules (the machine's own), and its major version. */
-function machineNode(): { dir: string; major: number } | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const candidate = path.join(dir, "node");
-    if (dir.includes("node_modules") || !fs.existsSync(candidate)) continue;
-    try {
-      const major = Number(
-        execFileSync(candidate, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }),
-      );
-      if (fs.existsSync(path.join(dir, "npm"))) return { dir, major };
-    } catch {}
-  }
-  return undefined;
-}
-
-const MACHINE = machineNode();
+/** The machine's own Node, with its npm. */
+const MACHINE = machineNode(({ dir }) => fs.existsSync(path.join(dir, "npm")));
 
 /** `npm ARGS` in the repository, from a user's shell: the machine's Node first on PATH, nothing inherited from npm. */
 async function npm(args: string[], extra: Record<string, string> = {}) {

@@ -6,23 +6,15 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { BlobTooLargeError } from "../../src/store/blob-store.ts";
-import { openS3 } from "../../src/store/s3/open.ts";
 import type { S3BlobStore } from "../../src/store/s3/s3-blob-store.ts";
-import { describeOrSkip, distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
+import { describeOrSkip, distributedUnavailable, openTestS3 } from "../helpers/backends.ts";
 
 describeOrSkip("S3 blob store: put with and without a known size", distributedUnavailable, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-s3-put-"));
   const bucket = `mixdown-t-put-${randomBytes(4).toString("hex")}`;
   let blobs: S3BlobStore;
   before(async () => {
-    ({ blobs } = await openS3({
-      endpoint: TEST_S3.endpoint,
-      region: "us-east-1",
-      forcePathStyle: true,
-      accessKeyId: TEST_S3.accessKeyId,
-      secretAccessKey: TEST_S3.secretAccessKey,
-      bucket,
-    }));
+    ({ blobs } = await openTestS3(bucket));
   });
   after(async () => {
     await blobs?.deletePrefix("");

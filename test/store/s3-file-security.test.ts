@@ -4,10 +4,9 @@ import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { openS3 } from "../../src/store/s3/open.ts";
 import type { S3BlobStore } from "../../src/store/s3/s3-blob-store.ts";
 import type { S3FileUrls } from "../../src/store/s3/s3-file-urls.ts";
-import { describeOrSkip, distributedUnavailable, TEST_S3 } from "../helpers/backends.ts";
+import { describeOrSkip, distributedUnavailable, openTestS3, TEST_S3 } from "../helpers/backends.ts";
 
 const PAGE = Buffer.from("<!doctype html><script>document.title = 'ran'</script>");
 
@@ -25,14 +24,7 @@ describeOrSkip(
     let blobs: S3BlobStore;
     let fileUrls: S3FileUrls;
     before(async () => {
-      ({ blobs, fileUrls } = await openS3({
-        endpoint: TEST_S3.endpoint,
-        region: "us-east-1",
-        forcePathStyle: true,
-        accessKeyId: TEST_S3.accessKeyId,
-        secretAccessKey: TEST_S3.secretAccessKey,
-        bucket,
-      }));
+      ({ blobs, fileUrls } = await openTestS3(bucket));
     });
     after(async () => {
       await blobs?.deletePrefix("");

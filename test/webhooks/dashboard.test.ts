@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { assertAccessible, chromiumUnavailable, launchChromium, screenshot } from "../dashboard/browser.ts";
-import { signInFirstOperator } from "../dashboard/operator-session.ts";
+import {
+  assertAccessible,
+  chromiumUnavailable,
+  closeBrowserAndServer,
+  openSignedInPage,
+  screenshot,
+} from "../dashboard/browser.ts";
 import { sineWav } from "../helpers/audio.ts";
 import { describeOrSkip } from "../helpers/backends.ts";
-import { type AppInfo, assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
+import { type AppInfo, Mixdown } from "../helpers/mixdown.ts";
 import { startReceiver, verify } from "./receiver.ts";
 
 describeOrSkip("dashboard: an application's webhooks", chromiumUnavailable, () => {
@@ -19,18 +24,9 @@ describeOrSkip("dashboard: an application's webhooks", chromiumUnavailable, () =
     receiver = await startReceiver();
     server = await Mixdown.start({ MIXDOWN_ALLOW_PRIVATE_URLS: "true", MIXDOWN_WEBHOOK_RETRY_SCHEDULE: "0.2" });
     app = await server.createApp("Studio");
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    await signInFirstOperator(server, page);
+    ({ browser, page } = await openSignedInPage(server, { viewport: { width: 1200, height: 900 } }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await receiver?.close();
-    assertNoneRunning();
-  });
+  after(() => closeBrowserAndServer(browser, server, receiver));
 
   const webhooksPage = async () => {
     await page.goto(`${server.url}/dashboard/applications/${app.id}`);
