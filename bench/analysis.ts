@@ -50,7 +50,7 @@ try {
   console.log(`  goal: analysis < 1000 ms — ${analysisMs < 1000 ? "met" : "NOT met"}`);
   console.log(`  song sections (mixdown/sections, after the analysis' beats): ${median(sectionTimes).toFixed(0)} ms`);
   console.log(
-    `  result: ${result?.bpm} BPM, ${result?.key.name}, ${result?.beats.length} beats, ${result?.chords.length} chord spans`,
+    `  result: ${result?.bpm} BPM, ${result?.key}, ${result?.beats.length} beats, ${result?.chords.length} chord spans`,
   );
   console.log(
     JSON.stringify({

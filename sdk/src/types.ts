@@ -58,6 +58,8 @@ export interface WorkflowOutput {
   type: string;
   kind: "file URL" | "inline value";
   description?: string;
+  /** The value may be null: nothing to report (the description says when). */
+  nullable?: boolean;
 }
 
 /** A workflow with its input schema and outputs (GET /workflow/<slug>, a Mixdown extension). */

@@ -23,7 +23,7 @@ export function describeWorkflow(wf: WorkflowDetails): string {
     lines.push("", "Result:");
     for (const [key, output] of Object.entries(wf.outputs))
       lines.push(
-        `  ${key}: ${output ? `${output.kind} (${output.type})${output.description ? `  ${output.description}` : ""}` : "?"}`,
+        `  ${key}: ${output ? `${output.kind} (${output.type}${output.nullable ? " or null" : ""})${output.description ? `  ${output.description}` : ""}` : "?"}`,
       );
   }
   if (wf.runnable === false) {

@@ -10,6 +10,12 @@ export interface Chromagram {
   hopSeconds: number;
   /** Estimated deviation of the tuning from A = 440 Hz, in cents. */
   tuningCents: number;
+  /**
+   * 0..1: how closely the spectral peaks keep to one tuning (the length of their magnitude-weighted mean tuning
+   * phasor over their summed magnitude). Tuned instruments hold their notes on one grid; speech glides between
+   * pitches and noise has none, so their peaks fall anywhere on it.
+   */
+  tuningClarity: number;
 }
 
 /** At half the input rate (chroma needs nothing above 2.1 kHz): 2.7 Hz bins, a frame every ~93 ms at 22.05 kHz input. */
@@ -18,10 +24,14 @@ const HOP = 1024;
 const BASS = [40, 160];
 const TREBLE = [100, 2100];
 
-/** One spectrum's peaks in the treble range, as the sum of their tuning phasors weighted by magnitude. */
-function tuningPhasor(spectrum: Float32Array, binHz: number): [number, number] {
+/**
+ * One spectrum's peaks in the treble range, as the sum of their tuning phasors weighted by magnitude, and the sum
+ * of those magnitudes.
+ */
+function tuningPhasor(spectrum: Float32Array, binHz: number): [number, number, number] {
   let x = 0;
   let y = 0;
+  let total = 0;
   const last = Math.min(spectrum.length - 1, (TREBLE[1] as number) / binHz);
   for (let k = Math.ceil((TREBLE[0] as number) / binHz); k < last; k++) {
     const m = spectrum[k] as number;
@@ -35,25 +45,28 @@ function tuningPhasor(spectrum: Float32Array, binHz: number): [number, number] {
     const angle = 2 * Math.PI * (semitones - Math.round(semitones));
     x += m * Math.cos(angle);
     y += m * Math.sin(angle);
+    total += m;
   }
-  return [x, y];
+  return [x, y, total];
 }
 
 /**
  * Deviation (cents, −50..50) of spectral peaks from the equal-tempered grid on A440, as a circular mean
- * weighted by magnitude.
+ * weighted by magnitude, and how concentrated they are around it (see Chromagram.tuningClarity).
  * The per-spectrum loop is its own function: V8 then optimizes it whole instead of re-entering an
  * on-stack-replaced inner loop (and throwing that code away) once per spectrum.
  */
-function estimateTuning(spectra: Float32Array[], binHz: number): number {
+function estimateTuning(spectra: Float32Array[], binHz: number): { cents: number; clarity: number } {
   let x = 0;
   let y = 0;
+  let total = 0;
   for (const spectrum of spectra) {
-    const [sx, sy] = tuningPhasor(spectrum, binHz);
+    const [sx, sy, st] = tuningPhasor(spectrum, binHz);
     x += sx;
     y += sy;
+    total += st;
   }
-  return (Math.atan2(y, x) / (2 * Math.PI)) * 100;
+  return { cents: (Math.atan2(y, x) / (2 * Math.PI)) * 100, clarity: total > 0 ? Math.hypot(x, y) / total : 0 };
 }
 
 /**
@@ -70,10 +83,11 @@ export function chromagram(input: Float32Array, inputRate: number): Chromagram {
   const usedBins = Math.min(FFT_SIZE / 2, Math.ceil((TREBLE[1] as number) / binHz) + 1) + 1;
   const spectra: Float32Array[] = [];
   for (let f = 0; f < frames; f++) spectra.push(analyzer.magnitudesAt(signal, f * HOP, usedBins));
-  const tuningCents = estimateTuning(
+  const tuning = estimateTuning(
     spectra.filter((_, i) => i % 4 === 0),
     binHz,
   );
+  const tuningCents = tuning.cents;
   const reference = 440 * 2 ** (tuningCents / 1200);
   const lastBin = usedBins - 2;
   const pitchClassOf = new Int8Array(lastBin + 1).fill(-1);
@@ -100,7 +114,7 @@ export function chromagram(input: Float32Array, inputRate: number): Chromagram {
     treble.push(t);
     bass.push(b);
   }
-  return { treble, bass, hopSeconds: HOP / sampleRate, tuningCents };
+  return { treble, bass, hopSeconds: HOP / sampleRate, tuningCents, tuningClarity: tuning.clarity };
 }
 
 /** Mean of the frames whose centres fall in [start, end) seconds (the nearest frame if none). */

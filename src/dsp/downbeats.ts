@@ -16,17 +16,25 @@ export interface DownbeatCues {
   mid: number[];
   /** Harmonic change entering each beat (1 − cosine of neighbouring beat chroma). */
   change: number[];
+  /** Harmonic change between the two beats before each beat and the two from it (NaN where unknown). */
+  halfBarChange: number[];
   /** How nearly the bass sounds the root of the chord at each beat (see bassOnChordRoot in chords.ts). */
   bassRoot: number[];
 }
 
+/** Centred and scaled to unit variance; unknown values (NaN) become 0, the mean, so they favour no phase. */
 function standardize(values: number[]): number[] {
-  const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / Math.max(1, values.length)) || 1;
-  return values.map((v) => (v - mean) / sd);
+  const known = values.filter((v) => !Number.isNaN(v));
+  const mean = known.reduce((a, b) => a + b, 0) / Math.max(1, known.length);
+  const sd = Math.sqrt(known.reduce((a, v) => a + (v - mean) ** 2, 0) / Math.max(1, known.length)) || 1;
+  return values.map((v) => (Number.isNaN(v) ? 0 : (v - mean) / sd));
 }
 
 export type Meter = 2 | 3 | 4;
+
+/** Weights of the beat-to-beat and the half-bar harmonic change in the cue (the onset cues weigh 0.5 each). */
+const CHANGE_WEIGHT = 2;
+const HALF_BAR_WEIGHT = 1;
 
 /**
  * The (meter, phase) whose downbeats stand out most on a cue: kick on the downbeat, snare off it (the
@@ -42,11 +50,13 @@ export function findDownbeats(
   const change = standardize(cues.change);
   const all = standardize(cues.all);
   const bassRoot = standardize(cues.bassRoot);
+  const halfBar = standardize(cues.halfBarChange);
   const cue = low.map(
     (l, i) =>
       0.5 * l -
       0.5 * (mid[i] as number) +
-      2 * (change[i] as number) +
+      CHANGE_WEIGHT * (change[i] as number) +
+      HALF_BAR_WEIGHT * (halfBar[i] as number) +
       0.5 * (all[i] as number) +
       (bassRoot[i] as number),
   );
@@ -71,4 +81,34 @@ export function findDownbeats(
     }
   }
   return { meter: best.meter, firstDownbeat: best.firstDownbeat };
+}
+
+/** The dot product of two unit chroma vectors (0 when either is missing). */
+function dot(a: Float32Array | null, b: Float32Array | null): number {
+  if (!a || !b) return 0;
+  let sum = 0;
+  for (let c = 0; c < 12; c++) sum += (a[c] as number) * (b[c] as number);
+  return sum;
+}
+
+/**
+ * Harmonic change at each beat between the two beats before it and the two from it (1 − cosine of their mean
+ * chroma): chords change at the bar line, while a tune's notes change on any beat; over two beats the tune
+ * averages out and the chord remains, so beat 3 of a 4/4 bar, where the melody moves over the same chord, is not
+ * mistaken for a bar line. Unknown (NaN) at the first beat.
+ */
+export function halfBarChange(chroma: (Float32Array | null)[]): number[] {
+  const mean = (from: number, to: number) => {
+    const out = new Float32Array(12);
+    let any = false;
+    for (let i = Math.max(0, from); i < Math.min(chroma.length, to); i++) {
+      const c = chroma[i];
+      if (!c) continue;
+      any = true;
+      for (let k = 0; k < 12; k++) out[k] = (out[k] as number) + (c[k] as number);
+    }
+    const norm = Math.hypot(...out);
+    return any && norm > 0 ? out.map((v) => v / norm) : null;
+  };
+  return chroma.map((_, i) => (i === 0 ? Number.NaN : 1 - dot(mean(i - 2, i), mean(i, i + 2))));
 }

@@ -33,8 +33,8 @@ export interface KeyEstimate {
   mode: "major" | "minor";
   /** "C major", "F# minor", … */
   name: string;
-  /** 0..1: how far the best key's correlation stands above the runner-up's. */
-  confidence: number;
+  /** How far the best key's score stands above the runner-up's (see keyConfidence in tonal-evidence.ts). */
+  margin: number;
   /** The best key's score (profile correlation plus harmonic fit). */
   score: number;
 }
@@ -96,12 +96,11 @@ export function estimateKey(distribution: ArrayLike<number>, chords: ChordOccurr
   }
   scores.sort((a, b) => b.r - a.r);
   const [best, second] = scores as [(typeof scores)[0], (typeof scores)[0]];
-  const confidence = Math.max(0, Math.min(1, ((best.r - second.r) / Math.max(1e-9, 1 - second.r)) * 4));
   return {
     tonic: best.tonic,
     mode: best.mode,
     name: `${pitchName(best.tonic)} ${best.mode}`,
-    confidence: Math.round(confidence * 100) / 100,
+    margin: best.r - second.r,
     score: best.r,
   };
 }

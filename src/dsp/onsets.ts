@@ -9,6 +9,11 @@ export interface OnsetEnvelope {
   mid: Float32Array;
   /** Onset strength above 2500 Hz: cymbals, the snap of snare and kick, little of pitched notes. */
   high: Float32Array;
+  /**
+   * Per frame, the positive flux over the sum of the frame's log-compressed magnitudes (0 in silence): how much of
+   * what sounds is new. Onsets renew a large share of the spectrum; a drone's vibrato or a tremolo a small one.
+   */
+  renewal: Float32Array;
   /** Frames per second. */
   frameRate: number;
 }
@@ -43,6 +48,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
   const lowFlux = new Float32Array(frames);
   const midFlux = new Float32Array(frames);
   const highFlux = new Float32Array(frames);
+  const renewal = new Float32Array(frames);
   const magnitudes = new Float32Array(bins);
   let previous = new Float32Array(bins);
   let current = new Float32Array(bins);
@@ -52,9 +58,11 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     let low = 0;
     let mid = 0;
     let high = 0;
+    let level = 0;
     for (let k = 1; k < bins; k++) {
       const value = Math.log1p(100 * (magnitudes[k] as number));
       current[k] = value;
+      level += value;
       const rise = value - (previous[k] as number);
       if (rise > 0) {
         sum += rise;
@@ -67,6 +75,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     lowFlux[f] = f === 0 ? 0 : low;
     midFlux[f] = f === 0 ? 0 : mid;
     highFlux[f] = f === 0 ? 0 : high;
+    renewal[f] = f === 0 || level <= 0 ? 0 : sum / level;
     [previous, current] = [current, previous];
   }
   const frameRate = sampleRate / hop;
@@ -76,6 +85,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     low: highPass(lowFlux, width),
     mid: highPass(midFlux, width),
     high: highPass(highFlux, width),
+    renewal,
     frameRate,
   };
 }

@@ -14,7 +14,8 @@ export interface BarRange {
   to: number;
 }
 
-function meanOf(rows: Float64Array[], range: BarRange): Float64Array {
+/** The mean feature row over a range of bars. */
+export function meanOf(rows: Float64Array[], range: BarRange): Float64Array {
   const out = new Float64Array(rows[0]?.length ?? 0);
   const count = range.to - range.from;
   for (let i = range.from; i < range.to; i++) {
@@ -56,5 +57,43 @@ export function clusterSegments(rows: Float64Array[], segments: BarRange[], thre
     const c = clusterOf.get(i) as number;
     if (!order.has(c)) order.set(c, order.size);
     return order.get(c) as number;
+  });
+}
+
+/** How far past the label threshold (dB RMS) a distance must lie to count as a clear "same" or "different". */
+const LABEL_MARGIN_DB = 1;
+
+/** 0..1: how clearly a distance (dB RMS) lies above the threshold (a logistic curve, LABEL_MARGIN_DB wide). */
+export const clearlyApart = (distance: number, threshold: number) =>
+  1 / (1 + Math.exp(-(distance - threshold) / LABEL_MARGIN_DB));
+
+/**
+ * 0..1 per segment: how clearly its letter is right — its mean distance to the other segments of its letter
+ * below the threshold, and to the nearest other letter's segments above it (clearlyApart). A letter alone with
+ * no other letters is certain.
+ */
+export function labelConfidences(
+  rows: Float64Array[],
+  segments: BarRange[],
+  clusters: number[],
+  threshold: number,
+): number[] {
+  const means = segments.map((s) => meanOf(rows, s));
+  return segments.map((_, i) => {
+    const byCluster = new Map<number, number[]>();
+    segments.forEach((__, j) => {
+      if (j === i) return;
+      const d = rmsDistance(means[i] as Float64Array, means[j] as Float64Array);
+      const c = clusters[j] as number;
+      byCluster.set(c, [...(byCluster.get(c) ?? []), d]);
+    });
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const own = byCluster.get(clusters[i] as number);
+    let nearestOther = Number.POSITIVE_INFINITY;
+    for (const [c, distances] of byCluster)
+      if (c !== clusters[i]) nearestOther = Math.min(nearestOther, mean(distances));
+    const together = own ? 1 - clearlyApart(mean(own), threshold) : 1;
+    const apart = Number.isFinite(nearestOther) ? clearlyApart(nearestOther, threshold) : 1;
+    return Math.min(together, apart);
   });
 }

@@ -15,12 +15,13 @@
  * more finely than a listener would annotate.
  */
 import { barFeatures } from "./section-features.ts";
-import { clusterSegments } from "./section-labels.ts";
+import { clearlyApart, clusterSegments, labelConfidences, meanOf } from "./section-labels.ts";
 import {
   distanceMatrix,
   footeNovelty,
   type PeakRules,
   pickBoundaries,
+  rmsDistance,
   splitLongSegments,
   standardize,
 } from "./section-novelty.ts";
@@ -29,6 +30,12 @@ export interface SongSection {
   start: number;
   end: number;
   label: string;
+  /**
+   * 0..1: how clearly the section stands apart — the smaller of its edges' strength (how far it differs in sound
+   * from its neighbours; the song's start and end are certain) and its letter's (nearer the sections of its own
+   * letter than those of any other, see labelConfidences).
+   */
+  confidence: number;
 }
 
 export interface SectionOptions extends PeakRules {
@@ -55,6 +62,8 @@ export const SECTION_OPTIONS: SectionOptions = {
 const MIN_BAND_DEVIATION_DB = 1;
 
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
 const letter = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `Z${i - 25}`);
 
 export function findSections(
@@ -73,9 +82,18 @@ export function findSections(
   const cuts = splitLongSegments([0, ...pickBoundaries(novelty, edges, options), bars], novelty, options.splitRatio);
   const segments = cuts.slice(0, -1).map((from, i) => ({ from, to: cuts[i + 1] as number }));
   const clusters = clusterSegments(timbre, segments, options.labelThreshold);
+  const labelSure = labelConfidences(timbre, segments, clusters, options.labelThreshold);
+  // An inner edge is as sure as the sections either side of it differ in sound (dB, unstandardised: the
+  // standardised features make any song's largest change look large, a steady song's too).
+  const means = segments.map((s) => meanOf(timbre, s));
+  const edgeSure = (i: number) =>
+    i <= 0 || i >= segments.length
+      ? 1
+      : clearlyApart(rmsDistance(means[i - 1] as Float64Array, means[i] as Float64Array), options.labelThreshold);
   return segments.map((s, i) => ({
     start: round3(edges[s.from] as number),
     end: round3(edges[s.to] as number),
     label: letter(clusters[i] as number),
+    confidence: round2(Math.min((edgeSure(i) + edgeSure(i + 1)) / 2, labelSure[i] as number)),
   }));
 }

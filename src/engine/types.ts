@@ -13,6 +13,8 @@ export interface Port {
   description: string;
   /** Inputs only: the step may leave it unconnected. */
   optional?: boolean;
+  /** Value outputs only: null when there is nothing to report (the description says when). */
+  nullable?: boolean;
 }
 
 /** Where operator-supplied resources live (model files). */

@@ -57,6 +57,7 @@ export class WorkflowService {
                 type: port.type,
                 kind: isFileType(port.type) ? "file URL" : "inline value",
                 description: port.description,
+                ...(port.nullable ? { nullable: true } : {}),
               }
             : null,
         ];

@@ -12,7 +12,7 @@ export interface Row {
   groove: string;
   meter: string;
   truthBpm: number;
-  bpm: number;
+  bpm: number | null;
   tempo: "correct" | "octave" | "wrong";
   beatF: number;
   downbeatF: number;
@@ -32,15 +32,15 @@ export async function evaluate(track: RenderedTrack): Promise<Row> {
     groove: truth.groove,
     meter: `${truth.meter}→${analysis.meter}`,
     truthBpm: truth.bpm,
-    bpm: Math.round(analysis.bpm * 10) / 10,
-    tempo: tempoVerdict(truth.bpm, analysis.bpm, 0.04),
+    bpm: analysis.bpm === null ? null : Math.round(analysis.bpm * 10) / 10,
+    tempo: analysis.bpm === null ? "wrong" : tempoVerdict(truth.bpm, analysis.bpm, 0.04),
     beatF: fMeasure(
       truth.beats.map((b) => b.time),
       analysis.beats.map((b) => b.time),
     ),
     downbeatF: fMeasure(downbeats(truth.beats), downbeats(analysis.beats)),
-    key: `${truth.key}→${analysis.key.name}`,
-    keyScore: keyScore(truth.key, analysis.key.name),
+    key: `${truth.key}→${analysis.key}`,
+    keyScore: analysis.key === null ? 0 : keyScore(truth.key, analysis.key),
     chordOverlap: chordOverlap(truth.chords, analysis.chords),
   };
 }

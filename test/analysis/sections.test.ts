@@ -16,6 +16,7 @@ import { findSections } from "../../src/dsp/sections.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import { type AssertedSplit, type RenderedTrack, renderedCorpus, type Split } from "../corpus/corpus.ts";
 import { boundaryF, type LabelledSpan, pairwiseF } from "../helpers/segment-metrics.ts";
+import { generateTrack, suiteSpecs } from "../music/generator.ts";
 import { sectionedTrack } from "./sectioned-track.ts";
 
 const mono = (channels: [Float32Array, Float32Array]) =>
@@ -38,6 +39,10 @@ describe("findSections on a constructed A B A C song", () => {
     });
   });
 
+  test("each section clearly apart: confidence 0.7 or more", () => {
+    for (const s of sections) assert.ok(s.confidence >= 0.7, JSON.stringify(s));
+  });
+
   test("contiguous from 0 to the end", () => {
     assert.equal(sections[0]?.start, 0);
     assert.equal(sections.at(-1)?.end, track.sections.at(-1)?.end);
@@ -57,9 +62,24 @@ test("silence, a second of audio and a steady tone without beats are one section
     [tone.subarray(0, rate), [{ time: 0.5, beatNum: 1 }]],
     [tone, []],
   ] as const) {
-    assert.deepEqual(findSections(signal, rate, [...beats]), [{ start: 0, end: signal.length / rate, label: "A" }]);
+    assert.deepEqual(findSections(signal, rate, [...beats]), [
+      { start: 0, end: signal.length / rate, label: "A", confidence: 1 },
+    ]);
   }
   assert.deepEqual(findSections(new Float32Array(0), rate, []), []);
+});
+
+test("sections cut out of a steady song (the generated suite: one groove, one sound) are not sure of themselves", () => {
+  const inner: number[] = [];
+  for (const spec of suiteSpecs().slice(0, 8)) {
+    const track = generateTrack({ ...spec, sampleRate: ANALYSIS_SAMPLE_RATE });
+    const signal = mono(track.channels);
+    const found = findSections(signal, ANALYSIS_SAMPLE_RATE, analyzeMusic(signal, ANALYSIS_SAMPLE_RATE).beats);
+    // Sections between two cuts (the song's start and end are certain edges).
+    inner.push(...found.slice(1, -1).map((s) => s.confidence));
+  }
+  assert.ok(inner.length >= 5, `${inner.length} inner sections`);
+  for (const confidence of inner) assert.ok(confidence < 0.5, `an inner section of a steady song at ${confidence}`);
 });
 
 test("a segment twice the typical length is split at the novelty peak near one typical length in", () => {

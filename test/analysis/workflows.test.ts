@@ -7,13 +7,17 @@ import { CHORD_VOCABULARY } from "../music/theory.ts";
 import { sectionedTrack } from "./sectioned-track.ts";
 
 /** Contiguous spans from 0 to the end of the audio (within a frame), labelled A, B, … in order of first appearance. */
-function assertValidSections(sections: { start: number; end: number; label: string }[], duration: number): void {
+function assertValidSections(
+  sections: { start: number; end: number; label: string; confidence: number }[],
+  duration: number,
+): void {
   assert.ok(sections.length >= 1);
   assert.equal(sections[0]?.start, 0);
   assert.ok(Math.abs((sections.at(-1)?.end as number) - duration) < 0.01, `ends at ${sections.at(-1)?.end}`);
   const seen: string[] = [];
   for (const [i, s] of sections.entries()) {
     assert.ok(s.end > s.start);
+    assert.ok(s.confidence >= 0 && s.confidence <= 1, `section confidence ${s.confidence}`);
     if (i > 0) assert.equal(s.start, sections[i - 1]?.end, "contiguous");
     if (!seen.includes(s.label)) {
       assert.equal(s.label, String.fromCharCode(65 + seen.length), "letters in order of first appearance");
@@ -43,8 +47,18 @@ describe("analysis workflows over HTTP", () => {
 
   test("mixdown/beats-chords: bpm and key inline, beat and chord maps and sections as JSON files", async () => {
     const result = await run("mixdown/beats-chords");
-    assert.deepEqual(Object.keys(result).sort(), ["beatMap", "bpm", "chordMap", "key", "sections"]);
+    assert.deepEqual(Object.keys(result).sort(), [
+      "beatMap",
+      "bpm",
+      "bpmConfidence",
+      "chordMap",
+      "key",
+      "keyConfidence",
+      "sections",
+    ]);
     assert.equal(typeof result.bpm, "number");
+    assert.ok(result.bpmConfidence >= 0.5 && result.bpmConfidence <= 1, `bpm confidence ${result.bpmConfidence}`);
+    assert.ok(result.keyConfidence >= 0.5 && result.keyConfidence <= 1, `key confidence ${result.keyConfidence}`);
     assert.equal(tempoVerdict(track.truth.bpm, result.bpm), "correct");
     assert.equal(result.key, track.truth.key);
     const beatMap = (await (await fetch(result.beatMap)).json()) as { time: number; beatNum: number }[];
@@ -60,14 +74,20 @@ describe("analysis workflows over HTTP", () => {
         beatMap.map((b) => b.time),
       ) >= 0.9,
     );
-    const chordMap = (await (await fetch(result.chordMap)).json()) as { start: number; end: number; chord: string }[];
+    const chordMap = (await (await fetch(result.chordMap)).json()) as {
+      start: number;
+      end: number;
+      chord: string;
+      confidence: number;
+    }[];
     assert.ok(chordMap.length > 1);
     for (const [i, span] of chordMap.entries()) {
       assert.ok(span.end > span.start);
+      assert.ok(span.confidence >= 0 && span.confidence <= 1, `chord confidence ${span.confidence}`);
       assert.ok(span.chord === "N" || CHORD_VOCABULARY.includes(span.chord), span.chord);
       if (i > 0) assert.equal(span.start, chordMap[i - 1]?.end, "contiguous");
     }
-    const sections = (await (await fetch(result.sections)).json()) as { start: number; end: number; label: string }[];
+    const sections = (await (await fetch(result.sections)).json()) as Parameters<typeof assertValidSections>[0];
     const downbeats = new Set(beatMap.filter((b) => b.beatNum === 1).map((b) => b.time));
     assertValidSections(sections, chordMap.at(-1)?.end as number);
     for (const s of sections.slice(1)) assert.ok(downbeats.has(s.start), `section start ${s.start} on a downbeat`);
@@ -78,7 +98,7 @@ describe("analysis workflows over HTTP", () => {
     const songUrl = await server.upload(app.apiKey, encodeWav(song), "audio/wav");
     const result = (await server.runJob(app.apiKey, "mixdown/sections", { inputUrl: songUrl })).result;
     assert.deepEqual(Object.keys(result), ["sections"]);
-    const sections = (await (await fetch(result.sections)).json()) as { start: number; end: number; label: string }[];
+    const sections = (await (await fetch(result.sections)).json()) as Parameters<typeof assertValidSections>[0];
     assertValidSections(sections, song.sections.at(-1)?.end as number);
     assert.deepEqual(
       sections.map((s) => s.label),
@@ -95,13 +115,18 @@ describe("analysis workflows over HTTP", () => {
     assert.equal(described.status, 200);
     assert.equal(described.body.runnable, true);
     assert.equal(described.body.outputs.sections.kind, "file URL");
-    assert.match(described.body.outputs.sections.description, /"start".*"end".*"label"/);
+    assert.match(described.body.outputs.sections.description, /"start".*"end".*"label".*"confidence"/);
+    const tempo = await server.api("GET", "/v1/workflow/mixdown/tempo", { key: app.apiKey });
+    assert.equal(tempo.body.outputs.bpm.nullable, true, "bpm may be null");
+    assert.match(tempo.body.outputs.bpm.description, /null when there is no steady beat/);
+    assert.equal(tempo.body.outputs.confidence.nullable, undefined, "a confidence is always a number");
   });
 
-  test("mixdown/tempo gives bpm and the beat map; mixdown/key gives the key with a confidence", async () => {
+  test("mixdown/tempo gives bpm with a confidence and the beat map; mixdown/key the key with a confidence", async () => {
     const tempo = await run("mixdown/tempo");
-    assert.deepEqual(Object.keys(tempo).sort(), ["beatMap", "bpm"]);
+    assert.deepEqual(Object.keys(tempo).sort(), ["beatMap", "bpm", "confidence"]);
     assert.equal(tempoVerdict(track.truth.bpm, tempo.bpm), "correct");
+    assert.ok(tempo.confidence >= 0.5 && tempo.confidence <= 1, String(tempo.confidence));
     const key = await run("mixdown/key");
     assert.deepEqual(Object.keys(key).sort(), ["confidence", "key"]);
     assert.equal(key.key, track.truth.key);

@@ -79,6 +79,7 @@ for (const { backend, skip } of BACKENDS)
         ["stems", "mixdown/stems-drums", { inputUrl: musicUrl, method: "classical" }],
         ["beats", "mixdown/beats-chords", { inputUrl: musicUrl }],
         ["tempo", "mixdown/tempo", { inputUrl: `${elsewhere.url}/music.wav` }],
+        ["tempo-of-speech", "mixdown/tempo", { inputUrl: speechUrl }],
         ["midi", "mixdown/midi", { inputUrl: melodyUrl }],
         ["transcribe", "mixdown/transcribe", { inputUrl: speechUrl }],
         ["align", "mixdown/align-lyrics", { inputUrl: speechUrl, lyrics: SPOKEN }],
@@ -265,6 +266,15 @@ for (const { backend, skip } of BACKENDS)
       assert.equal(await page.locator("audio, [data-waveform]").count(), 0);
       assert.match(await page.locator(".values").innerText(), /bpm\s+\d/);
       await assertAccessible(page, "beats without audio");
+    });
+
+    test("speech has no tempo: bpm null in the API, 'none found' on the page, and no beats drawn", async () => {
+      const job = await open("tempo-of-speech");
+      assert.equal(job.result.bpm, null);
+      assert.ok((job.result.confidence as number) < 0.5, `confidence ${job.result.confidence}`);
+      assert.deepEqual(await fetchJson(job.result.beatMap), []);
+      assert.match(await page.locator(".values").innerText(), /bpm\s+none found/);
+      assert.equal(await page.locator(".beat").count(), 0);
     });
 
     test("MIDI: a piano roll with one bar a note, and the .mid to download", async () => {

@@ -180,8 +180,9 @@ export async function resultViews(runtime: Runtime, job: Job): Promise<ResultVie
     const stored = files[i];
     if (!("file" in entry) || !stored) {
       const value = "value" in entry ? entry.value : undefined;
-      if (value === null || ["string", "number", "boolean"].includes(typeof value))
-        views.values.push({ key, text: String(value) });
+      // A null value is an analysis that found nothing to report (a tempo without a beat, a key without harmony).
+      if (value === null) views.values.push({ key, text: "none found" });
+      else if (["string", "number", "boolean"].includes(typeof value)) views.values.push({ key, text: String(value) });
       else {
         const text = printed(value);
         views.json.push({ key, text, problem: text ? undefined : TOO_LONG });

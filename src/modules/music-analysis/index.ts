@@ -12,15 +12,32 @@ export const musicAnalysisModule: Module = {
   params: { type: "object", additionalProperties: false, properties: {} },
   inputs: { audio: { type: "audio", description: "Music to analyse" } },
   outputs: {
-    bpm: { type: "number", description: "Global tempo, beats per minute" },
-    beatMap: { type: "json", description: '[{"time": seconds, "beatNum": 1..N}], beatNum 1 = downbeat' },
-    chordMap: { type: "json", description: '[{"start": s, "end": s, "chord": "C" | "Am" | … | "N"}]' },
-    key: { type: "string", description: 'e.g. "C major", "A minor"' },
-    keyConfidence: { type: "number", description: "0..1" },
+    bpm: {
+      type: "number",
+      nullable: true,
+      description:
+        "Global tempo, beats per minute; null when there is no steady beat to count (silence, noise, speech, a drone, music in free time), and then the beat map is empty",
+    },
+    bpmConfidence: { type: "number", description: "0..1: how sure the analysis is that there is a steady beat" },
+    beatMap: {
+      type: "json",
+      description: '[{"time": seconds, "beatNum": 1..N}], beatNum 1 = downbeat; [] without a beat',
+    },
+    chordMap: {
+      type: "json",
+      description:
+        '[{"start": s, "end": s, "chord": "C" | "Am" | … | "N", "confidence": 0..1}]; N where no chord sounds, its confidence how clearly none does',
+    },
+    key: {
+      type: "string",
+      nullable: true,
+      description: 'e.g. "C major", "A minor"; null when the harmony supports no key (silence, noise, speech, a drone)',
+    },
+    keyConfidence: { type: "number", description: "0..1: how sure the analysis is of the key (low where key is null)" },
     sections: {
       type: "json",
       description:
-        '[{"start": s, "end": s, "label": "A" | "B" | …}]: contiguous from 0 to the end, boundaries on downbeats; repeated sections share a letter, letters in order of first appearance',
+        '[{"start": s, "end": s, "label": "A" | "B" | …, "confidence": 0..1}]: contiguous from 0 to the end, boundaries on downbeats; repeated sections share a letter, letters in order of first appearance; confidence: how clearly the section\'s edges and its letter stand out',
     },
   },
   heavy: true,
@@ -40,10 +57,11 @@ export const musicAnalysisModule: Module = {
     await fsp.writeFile(sections, JSON.stringify(findSections(signal, pcm.sampleRate, analysis.beats)));
     return {
       bpm: analysis.bpm,
+      bpmConfidence: analysis.bpmConfidence,
       beatMap,
       chordMap,
-      key: analysis.key.name,
-      keyConfidence: analysis.key.confidence,
+      key: analysis.key,
+      keyConfidence: analysis.keyConfidence,
       sections,
     };
   },

@@ -1,0 +1,75 @@
+/**
+ * Whether there is a beat to count at all. A beat tracker finds a "tempo" in anything (noise, speech, a drone,
+ * a rubato passage), so the tempo is reported only when three cues agree:
+ * - periodicity: the onset envelope repeats at the beat period. Per 8 s window, the largest normalised
+ *   autocorrelation at lags within ±5 % of the period (so mild drift and ritardandos do not matter), the median over
+ *   windows (the pulse clarity of Lartillot et al. 2008, "Multi-feature modeling of pulse clarity", ISMIR). Noise,
+ *   speech and free time have onsets, but not at one period.
+ * - salience: those repeats are onsets, not a drone's vibrato or tremolo, which repeat as steadily but renew only a
+ *   small share of the spectrum (the 95th percentile of the onset envelope's renewal, see onsets.ts).
+ * - length: at least MIN_PERIODS beat periods are heard (a 2.4 s spoken sentence repeats "at 60 BPM" by chance
+ *   over its one and a half periods); from MIN_PERIODS − 1 to MIN_PERIODS the cue rises from 0 to 1.
+ * The first two are mapped to 0..1 by logistic curves whose midpoints lie between what the calibration material
+ * gives with and without a beat (test/analysis/calibration-report.ts on calibration-material.ts); the confidence
+ * is the smallest of the three.
+ */
+import type { OnsetEnvelope } from "./onsets.ts";
+
+const WINDOW_SECONDS = 8;
+const LAG_TOLERANCE = 0.05;
+/** Beat periods a signal must last for its pulse to count. */
+const MIN_PERIODS = 4;
+/** Logistic midpoints and widths of the cues (calibrated, see above). */
+export const PERIODICITY_CURVE = { midpoint: 0.2, width: 0.025 };
+export const SALIENCE_CURVE = { midpoint: 0.12, width: 0.012 };
+
+export interface PulseEvidence {
+  /** Median over windows of the onset envelope's autocorrelation at the beat period, −1..1. */
+  periodicity: number;
+  /** The 95th percentile of the share of the spectrum renewed per frame, 0..1. */
+  salience: number;
+  /** 0..1: how sure the analysis is that the signal has a beat at this period. */
+  confidence: number;
+}
+
+export const logistic = (value: number, curve: { midpoint: number; width: number }) =>
+  1 / (1 + Math.exp(-(value - curve.midpoint) / curve.width));
+
+/** Pearson correlation of `values[from..to)` with itself `lag` items later (over the overlap). */
+function autocorrelation(values: Float32Array, lag: number, from: number, to: number): number {
+  let mean = 0;
+  for (let i = from; i < to; i++) mean += values[i] as number;
+  mean /= Math.max(1, to - from);
+  let num = 0;
+  let den = 0;
+  for (let i = from; i < to; i++) {
+    const x = (values[i] as number) - mean;
+    den += x * x;
+    if (i + lag < to) num += x * ((values[i + lag] as number) - mean);
+  }
+  return den > 0 ? num / den : 0;
+}
+
+function quantile(values: ArrayLike<number>, q: number): number {
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.floor(q * (sorted.length - 1))] ?? 0;
+}
+
+export function pulseEvidence(onsets: OnsetEnvelope, bpm: number): PulseEvidence {
+  const envelope = onsets.strength;
+  const period = (60 * onsets.frameRate) / bpm;
+  const window = Math.min(envelope.length, Math.round(WINDOW_SECONDS * onsets.frameRate));
+  const perWindow: number[] = [];
+  for (let start = 0; start + window <= envelope.length && window > 0; start += Math.max(1, Math.round(window / 2))) {
+    let best = -1;
+    const shortest = Math.max(1, Math.floor(period * (1 - LAG_TOLERANCE)));
+    for (let lag = shortest; lag <= Math.ceil(period * (1 + LAG_TOLERANCE)); lag++)
+      best = Math.max(best, autocorrelation(envelope, lag, start, start + window));
+    perWindow.push(best);
+  }
+  const periodicity = perWindow.length > 0 ? quantile(perWindow, 0.5) : 0;
+  const salience = quantile(onsets.renewal, 0.95);
+  const heard = Math.max(0, Math.min(1, envelope.length / period - (MIN_PERIODS - 1)));
+  const confidence = Math.min(logistic(periodicity, PERIODICITY_CURVE), logistic(salience, SALIENCE_CURVE), heard);
+  return { periodicity, salience, confidence };
+}
