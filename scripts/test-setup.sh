@@ -13,8 +13,11 @@ cd "$(dirname "$0")/.."
 # ffmpeg: media; sox, espeak-ng, festival + festvox-us-slt-hts, fluidsynth + fluid-soundfont-gm: test audio
 # (synthesised signals, two speech synthesisers, rendered instruments); pocketsphinx: speech recognition;
 # chromium: the dashboard's browser tests; curl: the README's first job (scripts/first-job.sh), run as written.
+# hydrogen-drumkits … freedoom: the held-out sound families and scores of test/families (docs/families.md).
 packages=(ffmpeg sox espeak-ng festival festvox-us-slt-hts fluidsynth fluid-soundfont-gm pocketsphinx
-  pocketsphinx-en-us chromium curl)
+  pocketsphinx-en-us chromium curl
+  hydrogen-drumkits lmms-common guitarix-lv2 lv2file ktuberling-data festvox-kdlpc16k festvox-czech-dita
+  festvox-suopuhe-lj freedoom)
 
 missing=()
 if command -v dpkg-query >/dev/null; then

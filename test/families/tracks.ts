@@ -1,0 +1,292 @@
+/**
+ * The family material: which song each track is and which family plays each of its slots. Families rotate over
+ * the tracks so that each plays with several others (a figure of one family is not one companion's), and two
+ * reference tracks are played by the test corpus' own family (FluidR3), to set the new families beside it on
+ * the same songs. fullPlan() is what the report scores; quickPlan() is the test's subset: eight-bar excerpts of
+ * six of the songs, their slots given so that the six cover every held-out family.
+ */
+import type { SongSpec } from "../corpus/song.ts";
+import { songSpecs } from "../corpus/specs.ts";
+import { freedoomExcerpt } from "./freedoom-score.ts";
+import {
+  acousticSong,
+  electronicSong,
+  excerpt,
+  generatedSong,
+  type Material,
+  metalSong,
+  orchestralSong,
+  type Slot,
+} from "./material.ts";
+import type { TrackPlan } from "./render-track.ts";
+
+const rotate = <T>(list: readonly T[], i: number): T => list[i % list.length] as T;
+
+const ACOUSTIC_KITS = ["hydrogen-forzee", "hydrogen-bja-pacific", "hydrogen-colombo", "hydrogen-millo-ludwig"];
+const ELECTRONIC_KITS = ["synth-808", "hydrogen-electric-empire"];
+const BASSES = ["lmms-bass", "waveguide-bass", "synth-bass"];
+const DISTORTED = ["amp-guitarix-metal", "amp-guitarix-ts9-jcm800", "amp-sox-overdrive", "lmms-distorted-guitar"];
+const PADS = ["synth-pad", "lmms-orchestra"];
+const LEADS = ["synth-lead", "lmms-orchestra"];
+const SUNG = ["festival-ked-singing", "recorded-words-sung"];
+const SPOKEN = ["recorded-words-spoken", "festival-czech-dita", "festival-finnish-lj", "espeak-ng"];
+const VOICES = [SUNG[0], SPOKEN[0], SUNG[1], SPOKEN[1], SPOKEN[2], SPOKEN[3]] as string[];
+const MIXES = ["mix-plain", "mix-loud", "mix-gentle"];
+
+/** A spec of the corpus generator's shape. */
+const spec = (
+  id: string,
+  seed: number,
+  groove: string,
+  bpm: number,
+  meter: SongSpec["meter"],
+  tonic: number,
+  mode: SongSpec["mode"],
+): SongSpec => ({
+  id,
+  seed,
+  bpm,
+  meter,
+  groove,
+  tonic,
+  mode,
+  ritardando: false,
+  pickupBeats: 0,
+});
+
+/** The families of a track's slots, from its index among the tracks (the rotation). */
+function familiesFor(i: number, electronic: boolean): Record<Slot, string> {
+  return {
+    drums: electronic ? rotate(ELECTRONIC_KITS, i) : rotate(ACOUSTIC_KITS, i),
+    bass: rotate(BASSES, i),
+    guitar: "waveguide-guitar",
+    "guitar-distorted": rotate(DISTORTED, i),
+    "guitar-acoustic": "lmms-steel-guitar",
+    keys: "lmms-keys",
+    pads: rotate(PADS, i),
+    orchestral: "lmms-orchestra",
+    lead: rotate(LEADS, i + 1),
+    voice: rotate(VOICES, i),
+  };
+}
+
+interface Entry {
+  id: string;
+  material: () => Material;
+  electronic?: boolean;
+  speechOver?: boolean;
+}
+
+/** Freedoom's levels' music: rock and metal from 90 to 186 BPM (lump name, where the excerpt may start). */
+const SCORES: [string, number][] = [
+  ["D_E1M1", 0.2],
+  ["D_E2M8", 0.2],
+  ["D_E3M7", 0.25],
+  ["D_THEDA2", 0.2],
+  ["D_RUNNIN", 0.2],
+  ["D_COUNTD", 0.2],
+];
+
+function entries(): Entry[] {
+  const generated = songSpecs("gen", 6, 51_001).map(
+    (s): Entry => ({ id: s.id, material: () => generatedSong(s), electronic: s.groove === "four-on-the-floor" }),
+  );
+  const styles: Entry[] = [
+    { id: "metal-200", material: () => metalSong(spec("metal-200", 51_100_001, "rock", 200, "4/4", 4, "minor")) },
+    { id: "metal-184", material: () => metalSong(spec("metal-184", 51_100_002, "rock", 184, "4/4", 9, "minor")) },
+    { id: "metal-216", material: () => metalSong(spec("metal-216", 51_100_003, "rock", 216, "4/4", 2, "minor")) },
+    {
+      id: "electronic-126",
+      material: () => electronicSong(spec("electronic-126", 51_100_004, "four-on-the-floor", 126, "4/4", 2, "minor")),
+      electronic: true,
+    },
+    {
+      id: "electronic-122",
+      material: () => electronicSong(spec("electronic-122", 51_100_005, "four-on-the-floor", 122, "4/4", 7, "major")),
+      electronic: true,
+    },
+    {
+      id: "swing-132",
+      material: () => generatedSong(spec("swing-132", 51_100_006, "shuffle", 132, "4/4", 10, "major")),
+    },
+    { id: "ballad-70", material: () => generatedSong(spec("ballad-70", 51_100_007, "ballad", 70, "4/4", 5, "major")) },
+    {
+      id: "acoustic-76",
+      material: () => acousticSong(spec("acoustic-76", 51_100_008, "ballad", 76, "4/4", 7, "major")),
+    },
+    {
+      id: "acoustic-96",
+      material: () => acousticSong(spec("acoustic-96", 51_100_009, "3/4-ballad", 96, "3/4", 0, "minor")),
+    },
+    {
+      id: "orchestral-100",
+      material: () => orchestralSong(spec("orchestral-100", 51_100_010, "waltz", 100, "3/4", 3, "major")),
+    },
+    {
+      id: "orchestral-72",
+      material: () => orchestralSong(spec("orchestral-72", 51_100_011, "ballad", 72, "4/4", 9, "minor")),
+    },
+  ];
+  const scores = SCORES.map(
+    ([lump, from], k): Entry => ({
+      id: `score-${lump.slice(2).toLowerCase()}`,
+      material: () => freedoomExcerpt(`score-${lump.slice(2).toLowerCase()}`, lump, 30, from),
+      speechOver: k % 2 === 0,
+    }),
+  );
+  return [...generated, ...styles, ...scores];
+}
+
+/** Every track the reports score. */
+export function fullPlan(): TrackPlan[] {
+  const plans: TrackPlan[] = entries().map((e, i) => {
+    const families = familiesFor(i, e.electronic === true);
+    // An orchestral passage's bass line is a cello: the orchestra's family plays it (into the bass stem).
+    if (e.id.startsWith("orchestral-")) families.bass = "lmms-orchestra";
+    return {
+      id: e.id,
+      material: e.material,
+      families,
+      mix: rotate(MIXES, i),
+      ...(e.speechOver ? { speechOver: true } : {}),
+    };
+  });
+  // The corpus' own family on two of the same songs, for comparison.
+  const fluid = Object.fromEntries(
+    (Object.keys(familiesFor(0, false)) as Slot[]).map((slot) => [slot, "fluidr3"]),
+  ) as Record<Slot, string>;
+  for (const id of ["gen-001", "metal-200"]) {
+    const base = plans.find((p) => p.id === id) as TrackPlan;
+    plans.push({ id: `${id}-fluidr3`, material: base.material, families: fluid, mix: "mix-plain" });
+  }
+  return plans;
+}
+
+/**
+ * The test's short tracks: about ten seconds (to a bar line) of nine songs and scores, which together play every
+ * held-out family.
+ */
+export function quickPlan(): TrackPlan[] {
+  const SECONDS = 10;
+  const base = (id: string) => {
+    const entry = entries().find((e) => e.id === id);
+    if (!entry) throw new Error(`no track ${id}`);
+    return () => excerpt(entry.material(), SECONDS);
+  };
+  const score = (lump: string, from: number) => () =>
+    freedoomExcerpt(`quick-score-${lump.slice(2).toLowerCase()}`, lump, SECONDS, from);
+  const quick = (
+    id: string,
+    material: () => Material,
+    families: Partial<Record<Slot, string>>,
+    mix: string,
+    speechOver = false,
+  ): TrackPlan => ({ id: `quick-${id}`, material, families, mix, ...(speechOver ? { speechOver } : {}) });
+  return [
+    quick(
+      "metal-200",
+      base("metal-200"),
+      {
+        drums: "hydrogen-forzee",
+        "guitar-distorted": "amp-guitarix-metal",
+        bass: "lmms-bass",
+        voice: "festival-ked-singing",
+      },
+      "mix-loud",
+    ),
+    quick(
+      "metal-184",
+      base("metal-184"),
+      {
+        drums: "hydrogen-millo-ludwig",
+        "guitar-distorted": "amp-guitarix-ts9-jcm800",
+        bass: "waveguide-bass",
+        voice: "recorded-words-sung",
+      },
+      "mix-gentle",
+    ),
+    quick(
+      "electronic-126",
+      base("electronic-126"),
+      { drums: "synth-808", pads: "synth-pad", bass: "synth-bass", lead: "synth-lead", voice: "recorded-words-sung" },
+      "mix-gentle",
+    ),
+    quick(
+      "electronic-122",
+      base("electronic-122"),
+      {
+        drums: "hydrogen-electric-empire",
+        pads: "lmms-orchestra",
+        bass: "synth-bass",
+        lead: "synth-lead",
+        voice: "espeak-ng",
+      },
+      "mix-plain",
+    ),
+    quick(
+      "acoustic-76",
+      base("acoustic-76"),
+      { "guitar-acoustic": "lmms-steel-guitar", voice: "recorded-words-spoken" },
+      "mix-plain",
+    ),
+    quick(
+      "orchestral-72",
+      base("orchestral-72"),
+      { orchestral: "lmms-orchestra", bass: "lmms-orchestra" },
+      "mix-gentle",
+    ),
+    quick(
+      "swing-132",
+      base("swing-132"),
+      {
+        drums: "hydrogen-bja-pacific",
+        bass: "waveguide-bass",
+        guitar: "waveguide-guitar",
+        "guitar-distorted": "amp-guitarix-ts9-jcm800",
+        "guitar-acoustic": "lmms-steel-guitar",
+        keys: "lmms-keys",
+        pads: "synth-pad",
+        orchestral: "lmms-orchestra",
+        lead: "synth-lead",
+        voice: "festival-czech-dita",
+      },
+      "mix-loud",
+    ),
+    quick(
+      "score-e1m1",
+      score("D_E1M1", 0.2),
+      {
+        drums: "hydrogen-colombo",
+        bass: "synth-bass",
+        guitar: "waveguide-guitar",
+        "guitar-distorted": "amp-sox-overdrive",
+        "guitar-acoustic": "lmms-steel-guitar",
+        keys: "lmms-keys",
+        pads: "synth-pad",
+        orchestral: "lmms-orchestra",
+        lead: "synth-lead",
+        voice: "festival-finnish-lj",
+      },
+      "mix-plain",
+      true,
+    ),
+    quick(
+      "score-e2m8",
+      score("D_E2M8", 0.2),
+      {
+        drums: "hydrogen-forzee",
+        bass: "lmms-bass",
+        guitar: "waveguide-guitar",
+        "guitar-distorted": "lmms-distorted-guitar",
+        "guitar-acoustic": "lmms-steel-guitar",
+        keys: "lmms-keys",
+        pads: "synth-pad",
+        orchestral: "lmms-orchestra",
+        lead: "synth-lead",
+        voice: "festival-ked-singing",
+      },
+      "mix-loud",
+      true,
+    ),
+  ];
+}
