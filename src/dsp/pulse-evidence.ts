@@ -35,19 +35,23 @@ export interface PulseEvidence {
 export const logistic = (value: number, curve: { midpoint: number; width: number }) =>
   1 / (1 + Math.exp(-(value - curve.midpoint) / curve.width));
 
-/** Pearson correlation of `values[from..to)` with itself `lag` items later (over the overlap). */
-function autocorrelation(values: Float32Array, lag: number, from: number, to: number): number {
+/**
+ * The largest Pearson correlation of `values[from..to)` with itself `lag` items later (over the overlap), for
+ * lags from `shortest` to `longest`.
+ */
+function bestAutocorrelation(values: Float32Array, from: number, to: number, shortest: number, longest: number) {
   let mean = 0;
   for (let i = from; i < to; i++) mean += values[i] as number;
   mean /= Math.max(1, to - from);
-  let num = 0;
   let den = 0;
-  for (let i = from; i < to; i++) {
-    const x = (values[i] as number) - mean;
-    den += x * x;
-    if (i + lag < to) num += x * ((values[i + lag] as number) - mean);
+  for (let i = from; i < to; i++) den += ((values[i] as number) - mean) ** 2;
+  let best = -1;
+  for (let lag = shortest; lag <= longest; lag++) {
+    let num = 0;
+    for (let i = from; i + lag < to; i++) num += ((values[i] as number) - mean) * ((values[i + lag] as number) - mean);
+    best = Math.max(best, den > 0 ? num / den : 0);
   }
-  return den > 0 ? num / den : 0;
+  return best;
 }
 
 function quantile(values: ArrayLike<number>, q: number): number {
@@ -59,14 +63,11 @@ export function pulseEvidence(onsets: OnsetEnvelope, bpm: number): PulseEvidence
   const envelope = onsets.strength;
   const period = (60 * onsets.frameRate) / bpm;
   const window = Math.min(envelope.length, Math.round(WINDOW_SECONDS * onsets.frameRate));
+  const shortest = Math.max(1, Math.floor(period * (1 - LAG_TOLERANCE)));
+  const longest = Math.ceil(period * (1 + LAG_TOLERANCE));
   const perWindow: number[] = [];
-  for (let start = 0; start + window <= envelope.length && window > 0; start += Math.max(1, Math.round(window / 2))) {
-    let best = -1;
-    const shortest = Math.max(1, Math.floor(period * (1 - LAG_TOLERANCE)));
-    for (let lag = shortest; lag <= Math.ceil(period * (1 + LAG_TOLERANCE)); lag++)
-      best = Math.max(best, autocorrelation(envelope, lag, start, start + window));
-    perWindow.push(best);
-  }
+  for (let start = 0; start + window <= envelope.length && window > 0; start += Math.max(1, Math.round(window / 2)))
+    perWindow.push(bestAutocorrelation(envelope, start, start + window, shortest, longest));
   const periodicity = perWindow.length > 0 ? quantile(perWindow, 0.5) : 0;
   const salience = quantile(onsets.renewal, 0.95);
   const heard = Math.max(0, Math.min(1, envelope.length / period - (MIN_PERIODS - 1)));

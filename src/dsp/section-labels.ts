@@ -14,8 +14,7 @@ export interface BarRange {
   to: number;
 }
 
-/** The mean feature row over a range of bars. */
-export function meanOf(rows: Float64Array[], range: BarRange): Float64Array {
+function meanOf(rows: Float64Array[], range: BarRange): Float64Array {
   const out = new Float64Array(rows[0]?.length ?? 0);
   const count = range.to - range.from;
   for (let i = range.from; i < range.to; i++) {
@@ -25,18 +24,23 @@ export function meanOf(rows: Float64Array[], range: BarRange): Float64Array {
   return out;
 }
 
-/** A cluster index per segment, numbered in order of first appearance (0, 1, 0, 2 …). */
-export function clusterSegments(rows: Float64Array[], segments: BarRange[], threshold: number): number[] {
+/** The RMS distance (dB) between every two segments' mean feature rows. */
+export function segmentDistances(rows: Float64Array[], segments: BarRange[]): number[][] {
   const means = segments.map((s) => meanOf(rows, s));
-  const pairDistance = segments.map((_, i) =>
-    segments.map((_, j) => rmsDistance(means[i] as Float64Array, means[j] as Float64Array)),
-  );
+  return means.map((a) => means.map((b) => rmsDistance(a, b)));
+}
+
+/**
+ * A cluster index per segment (`pairDistance`: segmentDistances), numbered in order of first appearance
+ * (0, 1, 0, 2 …).
+ */
+export function clusterSegments(pairDistance: number[][], threshold: number): number[] {
   const linkage = (x: number[], y: number[]) => {
     let sum = 0;
     for (const i of x) for (const j of y) sum += pairDistance[i]?.[j] as number;
     return sum / (x.length * y.length);
   };
-  const clusters = segments.map((_, i) => [i]);
+  const clusters = pairDistance.map((_, i) => [i]);
   for (;;) {
     let best = { x: -1, y: -1, distance: Number.POSITIVE_INFINITY };
     for (let x = 0; x < clusters.length; x++)
@@ -53,7 +57,7 @@ export function clusterSegments(rows: Float64Array[], segments: BarRange[], thre
     for (const i of members) clusterOf.set(i, c);
   });
   const order = new Map<number, number>();
-  return segments.map((_, i) => {
+  return pairDistance.map((_, i) => {
     const c = clusterOf.get(i) as number;
     if (!order.has(c)) order.set(c, order.size);
     return order.get(c) as number;
@@ -72,20 +76,15 @@ export const clearlyApart = (distance: number, threshold: number) =>
  * below the threshold, and to the nearest other letter's segments above it (clearlyApart). A letter alone with
  * no other letters is certain.
  */
-export function labelConfidences(
-  rows: Float64Array[],
-  segments: BarRange[],
-  clusters: number[],
-  threshold: number,
-): number[] {
-  const means = segments.map((s) => meanOf(rows, s));
-  return segments.map((_, i) => {
+export function labelConfidences(pairDistance: number[][], clusters: number[], threshold: number): number[] {
+  return pairDistance.map((row, i) => {
     const byCluster = new Map<number, number[]>();
-    segments.forEach((__, j) => {
+    row.forEach((d, j) => {
       if (j === i) return;
-      const d = rmsDistance(means[i] as Float64Array, means[j] as Float64Array);
       const c = clusters[j] as number;
-      byCluster.set(c, [...(byCluster.get(c) ?? []), d]);
+      const list = byCluster.get(c);
+      if (list) list.push(d);
+      else byCluster.set(c, [d]);
     });
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
     const own = byCluster.get(clusters[i] as number);

@@ -15,13 +15,12 @@
  * more finely than a listener would annotate.
  */
 import { barFeatures } from "./section-features.ts";
-import { clearlyApart, clusterSegments, labelConfidences, meanOf } from "./section-labels.ts";
+import { clearlyApart, clusterSegments, labelConfidences, segmentDistances } from "./section-labels.ts";
 import {
   distanceMatrix,
   footeNovelty,
   type PeakRules,
   pickBoundaries,
-  rmsDistance,
   splitLongSegments,
   standardize,
 } from "./section-novelty.ts";
@@ -81,15 +80,13 @@ export function findSections(
   const novelty = footeNovelty(distanceMatrix(rows), bars, half);
   const cuts = splitLongSegments([0, ...pickBoundaries(novelty, edges, options), bars], novelty, options.splitRatio);
   const segments = cuts.slice(0, -1).map((from, i) => ({ from, to: cuts[i + 1] as number }));
-  const clusters = clusterSegments(timbre, segments, options.labelThreshold);
-  const labelSure = labelConfidences(timbre, segments, clusters, options.labelThreshold);
+  const distances = segmentDistances(timbre, segments);
+  const clusters = clusterSegments(distances, options.labelThreshold);
+  const labelSure = labelConfidences(distances, clusters, options.labelThreshold);
   // An inner edge is as sure as the sections either side of it differ in sound (dB, unstandardised: the
   // standardised features make any song's largest change look large, a steady song's too).
-  const means = segments.map((s) => meanOf(timbre, s));
   const edgeSure = (i: number) =>
-    i <= 0 || i >= segments.length
-      ? 1
-      : clearlyApart(rmsDistance(means[i - 1] as Float64Array, means[i] as Float64Array), options.labelThreshold);
+    i <= 0 || i >= segments.length ? 1 : clearlyApart(distances[i - 1]?.[i] as number, options.labelThreshold);
   return segments.map((s, i) => ({
     start: round3(edges[s.from] as number),
     end: round3(edges[s.to] as number),

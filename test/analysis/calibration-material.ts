@@ -4,17 +4,11 @@
  * tests use (sox, festival, English espeak-ng, FluidSynth; test/analysis/nothing-to-find.test.ts). The music side
  * of the calibration is the generated suite and the corpus' development and tuning splits.
  */
-import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { Rng, renderNote, wavetable } from "../music/synth.ts";
-import { readWav } from "../speech/speech-audio.ts";
+import { RATE, speak } from "../speech/speech-audio.ts";
 
-const execFileAsync = promisify(execFile);
-
-export const RATE = 22050;
+/** espeak-ng's rate: every calibration signal is made at it. */
+export { RATE };
 
 export interface Material {
   name: string;
@@ -116,17 +110,6 @@ const FABLES: [voice: string, text: string][] = [
   ],
 ];
 
-async function espeak(voice: string, text: string, speed: number): Promise<Float32Array> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-calibration-"));
-  try {
-    const file = path.join(dir, "speech.wav");
-    await execFileAsync("espeak-ng", ["-v", voice, "-s", String(speed), "-w", file, text]);
-    return readWav(fs.readFileSync(file));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** The calibration signals with nothing (or no pulse, or no key) to find. */
 export async function calibrationMaterial(): Promise<Material[]> {
   const speech: Material[] = [];
@@ -139,7 +122,7 @@ export async function calibrationMaterial(): Promise<Material[]> {
         name: `espeak-ng ${voice}${variant}`,
         kind: "speech",
         hasKey: false,
-        signal: await espeak(`${voice}${variant}`, text, speed),
+        signal: await speak(text, { voice: `${voice}${variant}`, speed }),
       });
   return [
     { name: "silence", kind: "silence", hasKey: false, signal: new Float32Array(seconds(20)) },

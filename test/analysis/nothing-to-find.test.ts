@@ -7,12 +7,10 @@
  * (test/analysis/calibration-material.ts: noise and drones computed in code, non-English espeak-ng voices).
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { promisify } from "node:util";
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic, type MusicAnalysis } from "../../src/dsp/analyze-music.ts";
 import { findSections } from "../../src/dsp/sections.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
@@ -20,20 +18,21 @@ import { encodeWav16 } from "../../src/media/wav.ts";
 import { midiFile } from "../corpus/midi.ts";
 import { renderMidi } from "../corpus/render.ts";
 import type { NoteEvent, Part } from "../corpus/types.ts";
+import { sox } from "../helpers/media.ts";
 import { Rng } from "../music/synth.ts";
 import { festival, HELD_OUT_SENTENCES } from "../speech/corpus.ts";
-import { RATE as SPEECH_RATE } from "../speech/speech-audio.ts";
+import { RATE as SPEECH_RATE, speak } from "../speech/speech-audio.ts";
 
-const execFileAsync = promisify(execFile);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-nothing-to-find-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const SECONDS = 20;
 const TEXT = HELD_OUT_SENTENCES.join(" ");
 
-async function sox(name: string, ...effects: string[]): Promise<string> {
+/** A signal made by sox alone (no input file), as a 44.1 kHz mono WAV in the scratch folder. */
+async function soxMade(name: string, ...effects: string[]): Promise<string> {
   const file = path.join(tmp, `${name}.wav`);
-  await execFileAsync("sox", ["-n", "-r", "44100", "-c", "1", file, ...effects]);
+  await sox(["-n", "-r", "44100", "-c", "1", file, ...effects]);
   return file;
 }
 
@@ -64,13 +63,17 @@ function freeTimeNotes(seed: number): NoteEvent[] {
 }
 
 const CASES: { name: string; hasKey: boolean; make: () => Promise<string> }[] = [
-  { name: "silence", hasKey: false, make: () => sox("silence", "trim", "0", String(SECONDS)) },
+  { name: "silence", hasKey: false, make: () => soxMade("silence", "trim", "0", String(SECONDS)) },
   {
     name: "white noise",
     hasKey: false,
-    make: () => sox("white", "synth", String(SECONDS), "whitenoise", "vol", "0.3"),
+    make: () => soxMade("white", "synth", String(SECONDS), "whitenoise", "vol", "0.3"),
   },
-  { name: "pink noise", hasKey: false, make: () => sox("pink", "synth", String(SECONDS), "pinknoise", "vol", "0.5") },
+  {
+    name: "pink noise",
+    hasKey: false,
+    make: () => soxMade("pink", "synth", String(SECONDS), "pinknoise", "vol", "0.5"),
+  },
   {
     name: "speech, festival (a real speaker's HTS voice)",
     hasKey: false,
@@ -85,7 +88,7 @@ const CASES: { name: string; hasKey: boolean; make: () => Promise<string> }[] = 
     hasKey: false,
     make: async () => {
       const file = path.join(tmp, "espeak.wav");
-      await execFileAsync("espeak-ng", ["-v", "en-us", "-w", file, TEXT]);
+      fs.writeFileSync(file, encodeWav16([await speak(TEXT, { voice: "en-us" })], SPEECH_RATE));
       return file;
     },
   },
@@ -93,7 +96,7 @@ const CASES: { name: string; hasKey: boolean; make: () => Promise<string> }[] = 
     name: "a two-note drone, sox sawtooths A2 + E3",
     hasKey: false,
     make: () =>
-      sox(
+      soxMade(
         "drone",
         "synth",
         String(SECONDS),

@@ -5,6 +5,7 @@
  * crash under lv2file: they need host features it lacks). The output is levelled to the DI's loudness.
  */
 import path from "node:path";
+import { ffmpeg, sox } from "../helpers/media.ts";
 import { execFileAsync, readFloat, rmsDb, SAMPLE_RATE, withScratch, writeFloat } from "./audio.ts";
 
 const GX = "http://guitarix.sourceforge.net/plugins/";
@@ -40,13 +41,13 @@ export async function amplify(di: Float32Array, chain: AmpChain): Promise<Float3
       if (stage.lv2) {
         const controls = Object.entries(stage.lv2.controls).flatMap(([port, value]) => ["-p", `${port}:${value}`]);
         await execFileAsync("lv2file", ["--ignore-clipping", "-i", current, "-o", next, ...controls, stage.lv2.uri]);
-      } else await execFileAsync("sox", [current, "-e", "floating-point", "-b", "32", next, ...(stage.sox ?? [])]);
+      } else await sox([current, "-e", "floating-point", "-b", "32", next, ...(stage.sox ?? [])]);
       current = next;
     }
     const out = path.join(dir, "cabinet.wav");
-    await execFileAsync("ffmpeg", [
-      ...["-hide_banner", "-nostdin", "-v", "error", "-i", current, "-af", CABINET_FILTER],
-      ...["-ar", String(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_f32le", "-y", out],
+    await ffmpeg([
+      ...["-nostdin", "-i", current, "-af", CABINET_FILTER],
+      ...["-ar", String(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_f32le", out],
     ]);
     const amplified = (await readFloat(out))[0];
     const result = new Float32Array(di.length);

@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import { writeWavFloat } from "../../src/media/wav.ts";
 import { readFloatWav } from "../corpus/render.ts";
+import { ffmpeg } from "../helpers/media.ts";
 
 export { Rng } from "../music/synth.ts";
 
@@ -115,9 +116,9 @@ export async function ffmpegFilter(audio: Stereo, filter: string): Promise<Stere
     const input = path.join(dir, "in.wav");
     const output = path.join(dir, "out.wav");
     await writeFloat(input, audio);
-    await execFileAsync("ffmpeg", [
-      ...["-hide_banner", "-nostdin", "-v", "error", "-i", input, "-af", filter],
-      ...["-ar", String(SAMPLE_RATE), "-ac", "2", "-c:a", "pcm_f32le", "-y", output],
+    await ffmpeg([
+      ...["-nostdin", "-i", input, "-af", filter],
+      ...["-ar", String(SAMPLE_RATE), "-ac", "2", "-c:a", "pcm_f32le", output],
     ]);
     return fitted(await readFloat(output), frames(audio));
   });

@@ -9,10 +9,9 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import type { RenderedTrack } from "../corpus/corpus.ts";
-import type { CorpusTruth, Stem } from "../corpus/types.ts";
+import { type RenderedTrack, renderedTrackIn } from "../corpus/corpus.ts";
+import { cacheDirOf, markUsedAndPrune, renderOnce } from "../helpers/render-cache.ts";
 import { FAMILIES } from "./registry.ts";
 import { renderTrack, type TrackMeta, type TrackPlan } from "./render-track.ts";
 
@@ -91,47 +90,16 @@ export function familiesCacheDir(): string {
   const hash = createHash("sha256");
   for (const file of SOURCES) hash.update(fs.readFileSync(path.join(import.meta.dirname, file)));
   for (const [name, version] of installedVersions(RENDERED_PACKAGES)) hash.update(`${name}=${version};`);
-  return path.join(os.tmpdir(), `${PREFIX}${hash.digest("hex").slice(0, 12)}`);
+  return cacheDirOf(PREFIX, hash.digest("hex"));
 }
-
-async function markUsedAndPrune(root: string): Promise<void> {
-  const now = new Date();
-  await fsp.writeFile(path.join(root, ".used"), "");
-  await fsp.utimes(path.join(root, ".used"), now, now);
-  for (const name of await fsp.readdir(os.tmpdir())) {
-    const dir = path.join(os.tmpdir(), name);
-    if (!name.startsWith(PREFIX) || dir === root || name.includes(".")) continue;
-    const used =
-      fs.statSync(path.join(dir, ".used"), { throwIfNoEntry: false }) ?? fs.statSync(dir, { throwIfNoEntry: false });
-    if (used && now.getTime() - used.mtimeMs > STALE_MS) await fsp.rm(dir, { recursive: true, force: true });
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function ensureRendered(plan: TrackPlan, dir: string, log: (line: string) => void): Promise<void> {
-  const lock = `${dir}.lock`;
-  while (!fs.existsSync(dir)) {
-    try {
-      await fsp.mkdir(lock);
-    } catch {
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > STALE_LOCK_MS) await fsp.rm(lock, { recursive: true, force: true });
-      else await sleep(500);
-      continue;
-    }
-    try {
-      if (fs.existsSync(dir)) break;
-      const scratch = `${dir}.tmp-${process.pid}`;
-      await fsp.rm(scratch, { recursive: true, force: true });
-      const started = Date.now();
-      await renderTrack(plan, scratch);
-      await fsp.rename(scratch, dir);
-      log(`rendered ${plan.id} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    } finally {
-      await fsp.rm(lock, { recursive: true, force: true });
-    }
-  }
+  const render = async (scratch: string) => {
+    const started = Date.now();
+    await renderTrack(plan, scratch);
+    log(`rendered ${plan.id} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  };
+  await renderOnce(dir, render, { staleLockMs: STALE_LOCK_MS, pollMs: 500 });
 }
 
 /** The plans' tracks, rendered (or found in the cache), in the plans' order. */
@@ -141,23 +109,13 @@ export async function renderedFamilyTracks(
 ): Promise<FamilyTrack[]> {
   const root = familiesCacheDir();
   await fsp.mkdir(root, { recursive: true });
-  await markUsedAndPrune(root);
+  await markUsedAndPrune(root, PREFIX, STALE_MS);
   for (const plan of plans) await ensureRendered(plan, path.join(root, plan.id), log);
   return Promise.all(
     plans.map(async (plan): Promise<FamilyTrack> => {
       const dir = path.join(root, plan.id);
-      const read = async <T>(file: string) => JSON.parse(await fsp.readFile(path.join(dir, file), "utf8")) as T;
-      const stems = Object.fromEntries(
-        (["drums", "bass", "vocals", "other"] as const).map((s) => [s, path.join(dir, `${s}.wav`)]),
-      ) as Record<Stem, string>;
-      return {
-        id: plan.id,
-        dir,
-        mixture: path.join(dir, "mixture.wav"),
-        stems,
-        truth: await read<CorpusTruth>("truth.json"),
-        meta: await read<TrackMeta>("meta.json"),
-      };
+      const meta = JSON.parse(await fsp.readFile(path.join(dir, "meta.json"), "utf8")) as TrackMeta;
+      return { ...(await renderedTrackIn(dir, plan.id)), meta };
     }),
   );
 }

@@ -9,9 +9,9 @@
 import path from "node:path";
 import { measureLoudness } from "../../src/dsp/loudness.ts";
 import type { Stem } from "../corpus/types.ts";
+import { ffmpeg } from "../helpers/media.ts";
 import {
   addInto,
-  execFileAsync,
   ffmpegFilter,
   fitted,
   frames,
@@ -93,9 +93,9 @@ async function reverb(stem: Stereo, seconds: number, seed: number): Promise<Ster
     const output = path.join(dir, "out.wav");
     await writeFloat(input, stem);
     await writeFloat(ir, roomResponse(seconds, seed));
-    await execFileAsync("ffmpeg", [
-      ...["-hide_banner", "-nostdin", "-v", "error", "-i", input, "-i", ir],
-      ...["-filter_complex", "[0:a][1:a]afir=dry=1:wet=1:gtype=none", "-c:a", "pcm_f32le", "-y", output],
+    await ffmpeg([
+      ...["-nostdin", "-i", input, "-i", ir],
+      ...["-filter_complex", "[0:a][1:a]afir=dry=1:wet=1:gtype=none", "-c:a", "pcm_f32le", output],
     ]);
     return fitted(await readFloat(output), frames(stem));
   });

@@ -13,6 +13,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import type { NoteEvent } from "../corpus/types.ts";
+import { sox } from "../helpers/media.ts";
 import { execFileAsync, Rng, SAMPLE_RATE, sampleFile, withScratch } from "./audio.ts";
 import { medianF0, midiOf } from "./f0.ts";
 
@@ -152,17 +153,7 @@ export async function recordedWordsOnNotes(
           const output = path.join(dir, "sung.f32");
           await fsp.writeFile(input, Buffer.from(word.buffer, word.byteOffset, word.byteLength));
           const raw = ["-t", "raw", "-e", "floating-point", "-b", "32", "-c", "1", "-r", String(SAMPLE_RATE)];
-          await execFileAsync("sox", [
-            ...raw,
-            input,
-            ...raw,
-            output,
-            "pitch",
-            String(cents),
-            "tempo",
-            "-s",
-            String(stretch),
-          ]);
+          await sox([...raw, input, ...raw, output, "pitch", String(cents), "tempo", "-s", String(stretch)]);
           const bytes = await fsp.readFile(output);
           sound = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
         }
