@@ -50,8 +50,9 @@ test("at most 4 events in any second; the latest state is the one sent; nothing 
   await delay(1100);
   stream.end();
   for (const event of written) {
-    // 1 ms of slack: the stream reads its clock just before the write this test times.
-    const inWindow = written.filter((other) => other.at >= event.at && other.at < event.at + 999);
+    // 50 ms of slack: the stream reads its clock before it builds the event this test times at its write, and a
+    // pause of the busy CI machine (a collection, another process) can fall between the two.
+    const inWindow = written.filter((other) => other.at >= event.at && other.at < event.at + 950);
     assert.ok(inWindow.length <= 4, `${inWindow.length} events within a second`);
   }
   const ids = written.map((e) => e.id);
