@@ -1,4 +1,4 @@
-import { dropTrailingBeats, trackBeats } from "./beats.ts";
+import { dropTrailingBeats, onTheLoudBeat, trackBeats } from "./beats.ts";
 import { bassOnChordRoot, type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
 import { averageFrames, type Chromagram, chromagram } from "./chroma.ts";
 import { findDownbeats, halfBarChange, type Meter } from "./downbeats.ts";
@@ -90,7 +90,12 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   // Tracked on kick and snare as well as all onsets, so beats fall on the drums rather than between them.
   const beatTimes = hasBeat
     ? dropTrailingBeats(
-        trackBeats(drumAccentEnvelope(onsets), onsets.frameRate, tempo),
+        onTheLoudBeat(
+          trackBeats(drumAccentEnvelope(onsets), onsets.frameRate, tempo),
+          onsets.loudness,
+          onsets.frameRate,
+          duration,
+        ),
         onsets.strength,
         onsets.frameRate,
       )

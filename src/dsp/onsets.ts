@@ -14,6 +14,12 @@ export interface OnsetEnvelope {
    * what sounds is new. Onsets renew a large share of the spectrum; a drone's vibrato or a tremolo a small one.
    */
   renewal: Float32Array;
+  /**
+   * The rise of the frame's whole-band energy in dB (from a floor 60 dB below the loudest frame): loudness onsets,
+   * led by the low frequencies that carry most of the energy, so by kicks and bass notes and the swell of a chord,
+   * where the log-magnitude flux above counts every bin alike and is led by the many bins of a hi-hat or cymbal.
+   */
+  loudness: Float32Array;
   /** Frames per second. */
   frameRate: number;
 }
@@ -49,6 +55,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
   const midFlux = new Float32Array(frames);
   const highFlux = new Float32Array(frames);
   const renewal = new Float32Array(frames);
+  const energyDb = new Float32Array(frames);
   const magnitudes = new Float32Array(bins);
   let previous = new Float32Array(bins);
   let current = new Float32Array(bins);
@@ -59,7 +66,9 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     let mid = 0;
     let high = 0;
     let level = 0;
+    let energy = 0;
     for (let k = 1; k < bins; k++) {
+      energy += (magnitudes[k] as number) ** 2;
       const value = Math.log1p(100 * (magnitudes[k] as number));
       current[k] = value;
       level += value;
@@ -76,6 +85,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     midFlux[f] = f === 0 ? 0 : mid;
     highFlux[f] = f === 0 ? 0 : high;
     renewal[f] = f === 0 || level <= 0 ? 0 : sum / level;
+    energyDb[f] = 10 * Math.log10(energy + 1e-20);
     [previous, current] = [current, previous];
   }
   const frameRate = sampleRate / hop;
@@ -86,8 +96,20 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     mid: highPass(midFlux, width),
     high: highPass(highFlux, width),
     renewal,
+    loudness: highPass(loudnessRise(energyDb), width),
     frameRate,
   };
+}
+
+/** The positive frame-to-frame rise of energy in dB, each frame held at least 60 dB below the loudest. */
+function loudnessRise(energyDb: Float32Array): Float32Array {
+  let loudest = Number.NEGATIVE_INFINITY;
+  for (const value of energyDb) loudest = Math.max(loudest, value);
+  const floor = loudest - 60;
+  const rise = new Float32Array(energyDb.length);
+  for (let f = 1; f < energyDb.length; f++)
+    rise[f] = Math.max(0, Math.max(floor, energyDb[f] as number) - Math.max(floor, energyDb[f - 1] as number));
+  return rise;
 }
 
 function percentile95(envelope: Float32Array): number {

@@ -4,8 +4,9 @@
  * classical method, stems-vocals' network and REPET-SIM: SDR, oracle SDR, their ratio), each sound alone through
  * stems-4 (its share of energy in each output, and each drum kit's elements one by one), and analysis (tempo,
  * beats, downbeats, key, chords). The figures go to docs/families.json, which docs/families.md cites.
- * Run: node test/families/report.ts [--separation] [--analysis] [--tracks] [--quick] [--no-classical] [--out FILE]
- * (neither --separation nor --analysis: both; --quick: the test's short tracks instead of the full plan).
+ * Run: node test/families/report.ts [--separation] [--analysis] [--tracks] [--quick | --development] [--no-classical]
+ * [--out FILE] (neither --separation nor --analysis: both; --quick: the test's short tracks instead of the full plan;
+ * --development: tracks.ts's development plan, the corpus' family only, to tune on).
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -28,7 +29,7 @@ import {
   sharesAlone,
   type TrackFigures,
 } from "./scoring.ts";
-import { fullPlan, quickPlan } from "./tracks.ts";
+import { developmentPlan, fullPlan, quickPlan } from "./tracks.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -47,7 +48,7 @@ if (missing.length) {
 }
 
 const started = Date.now();
-const plans = flag("--quick") ? quickPlan() : fullPlan();
+const plans = flag("--quick") ? quickPlan() : flag("--development") ? developmentPlan() : fullPlan();
 const tracks = await renderedFamilyTracks(plans, (line) => console.error(line));
 console.error(`${tracks.length} tracks ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 

@@ -163,6 +163,35 @@ export function fullPlan(): TrackPlan[] {
 }
 
 /**
+ * Material to develop the analysis on without looking at the held-out families: songs of the same styles with
+ * other seeds, tempi and keys, every slot played by the corpus' own family (FluidR3, tuned on) and mixed plainly.
+ * What a change does here is what may be tuned; the held-out figures (fullPlan) only check it.
+ */
+export function developmentPlan(): TrackPlan[] {
+  const songs: [string, () => Material][] = [
+    ["dev-metal-192", () => metalSong(spec("dev-metal-192", 52_200_001, "rock", 192, "4/4", 7, "minor"))],
+    ["dev-metal-208", () => metalSong(spec("dev-metal-208", 52_200_002, "rock", 208, "4/4", 11, "minor"))],
+    ["dev-metal-176", () => metalSong(spec("dev-metal-176", 52_200_003, "rock", 176, "4/4", 0, "minor"))],
+    [
+      "dev-electronic-128",
+      () => electronicSong(spec("dev-electronic-128", 52_200_004, "four-on-the-floor", 128, "4/4", 5, "minor")),
+    ],
+    [
+      "dev-electronic-118",
+      () => electronicSong(spec("dev-electronic-118", 52_200_005, "four-on-the-floor", 118, "4/4", 9, "major")),
+    ],
+    ["dev-swing-120", () => generatedSong(spec("dev-swing-120", 52_200_006, "shuffle", 120, "4/4", 3, "major"))],
+    ["dev-acoustic-84", () => acousticSong(spec("dev-acoustic-84", 52_200_007, "ballad", 84, "4/4", 2, "major"))],
+    ["dev-orchestral-90", () => orchestralSong(spec("dev-orchestral-90", 52_200_008, "waltz", 90, "3/4", 10, "major"))],
+    ["dev-orchestral-80", () => orchestralSong(spec("dev-orchestral-80", 52_200_009, "ballad", 80, "4/4", 4, "minor"))],
+  ];
+  const fluid = Object.fromEntries(
+    (Object.keys(familiesFor(0, false)) as Slot[]).map((slot) => [slot, "fluidr3"]),
+  ) as Record<Slot, string>;
+  return songs.map(([id, material]) => ({ id, material, families: fluid, mix: "mix-plain" }));
+}
+
+/**
  * The test's short tracks: about ten seconds (to a bar line) of nine songs and scores, which together play every
  * held-out family.
  */
