@@ -11,9 +11,11 @@ export interface Chromagram {
   /** Estimated deviation of the tuning from A = 440 Hz, in cents. */
   tuningCents: number;
   /**
-   * 0..1: how closely the spectral peaks keep to one tuning (the length of their magnitude-weighted mean tuning
-   * phasor over their summed magnitude). Tuned instruments hold their notes on one grid; speech glides between
-   * pitches and noise has none, so their peaks fall anywhere on it.
+   * 0..1: how closely the tonal spectral peaks keep to one tuning (the length of their magnitude-weighted mean
+   * tuning phasor over their summed magnitude, shrunk where tonal peaks are a small share of all; see
+   * estimateTuning). Tuned instruments hold their notes on one grid; speech glides between pitches and noise has
+   * none, so their peaks fall anywhere on it. Only tonal peaks count, so that drums, cymbals and a distorted
+   * guitar's noise over the notes do not hide the notes' tuning.
    */
   tuningClarity: number;
 }
@@ -24,20 +26,45 @@ const HOP = 1024;
 const BASS = [40, 160];
 const TREBLE = [100, 2100];
 
+/** A peak counts as tonal from this many times the median magnitude of the BLOCK bins (~67 Hz) it lies in. */
+const TONAL_PROMINENCE = 4;
+const BLOCK = 25;
 /**
- * One spectrum's peaks in the treble range, as the sum of their tuning phasors weighted by magnitude, and the sum
- * of those magnitudes.
+ * Clarity is the tonal peaks' concentration on the grid, shrunk towards 0 by this share of all peaks' summed
+ * magnitude: a few tonal peaks that noise throws up by chance, carrying nothing of its spectrum, say nothing.
  */
-function tuningPhasor(spectrum: Float32Array, binHz: number): [number, number, number] {
+const TONAL_SHRINK = 0.1;
+
+/**
+ * One spectrum's peaks in the treble range: the sum of the tonal peaks' tuning phasors weighted by magnitude, the
+ * sum of those magnitudes, and the summed magnitude of all peaks. A peak is tonal when it stands TONAL_PROMINENCE
+ * times above the median of the bins of its block, as a sustained partial does; a periodogram's peaks over noise (a
+ * cymbal, a distorted guitar's hiss, a breath) almost never do (for Gaussian noise, about once in 70,000 bins).
+ */
+function tuningPhasor(spectrum: Float32Array, binHz: number, around: Float32Array): [number, number, number, number] {
   let x = 0;
   let y = 0;
+  let tonal = 0;
   let total = 0;
+  let sortedBlock = -1;
+  let median = 0;
   const last = Math.min(spectrum.length - 1, (TREBLE[1] as number) / binHz);
   for (let k = Math.ceil((TREBLE[0] as number) / binHz); k < last; k++) {
     const m = spectrum[k] as number;
     const left = spectrum[k - 1] as number;
     const right = spectrum[k + 1] as number;
     if (m <= left || m <= right) continue;
+    total += m;
+    const block = Math.floor(k / BLOCK);
+    if (block !== sortedBlock) {
+      sortedBlock = block;
+      const from = Math.max(1, block * BLOCK);
+      const bins = around.subarray(0, Math.min(spectrum.length, (block + 1) * BLOCK) - from);
+      bins.set(spectrum.subarray(from, from + bins.length));
+      bins.sort();
+      median = bins[bins.length >> 1] as number;
+    }
+    if (m < TONAL_PROMINENCE * median) continue;
     // Parabolic interpolation of the peak's frequency.
     const offset = (0.5 * (left - right)) / (left - 2 * m + right);
     const frequency = (k + offset) * binHz;
@@ -45,13 +72,13 @@ function tuningPhasor(spectrum: Float32Array, binHz: number): [number, number, n
     const angle = 2 * Math.PI * (semitones - Math.round(semitones));
     x += m * Math.cos(angle);
     y += m * Math.sin(angle);
-    total += m;
+    tonal += m;
   }
-  return [x, y, total];
+  return [x, y, tonal, total];
 }
 
 /**
- * Deviation (cents, −50..50) of spectral peaks from the equal-tempered grid on A440, as a circular mean
+ * Deviation (cents, −50..50) of the tonal spectral peaks from the equal-tempered grid on A440, as a circular mean
  * weighted by magnitude, and how concentrated they are around it (see Chromagram.tuningClarity).
  * The per-spectrum loop is its own function: V8 then optimizes it whole instead of re-entering an
  * on-stack-replaced inner loop (and throwing that code away) once per spectrum.
@@ -59,14 +86,18 @@ function tuningPhasor(spectrum: Float32Array, binHz: number): [number, number, n
 function estimateTuning(spectra: Float32Array[], binHz: number): { cents: number; clarity: number } {
   let x = 0;
   let y = 0;
+  let tonal = 0;
   let total = 0;
+  const around = new Float32Array(BLOCK);
   for (const spectrum of spectra) {
-    const [sx, sy, st] = tuningPhasor(spectrum, binHz);
+    const [sx, sy, st, sa] = tuningPhasor(spectrum, binHz, around);
     x += sx;
     y += sy;
-    total += st;
+    tonal += st;
+    total += sa;
   }
-  return { cents: (Math.atan2(y, x) / (2 * Math.PI)) * 100, clarity: total > 0 ? Math.hypot(x, y) / total : 0 };
+  const clarity = tonal > 0 ? Math.hypot(x, y) / (tonal + TONAL_SHRINK * total) : 0;
+  return { cents: (Math.atan2(y, x) / (2 * Math.PI)) * 100, clarity };
 }
 
 /**

@@ -23,7 +23,7 @@ import { logistic } from "./pulse-evidence.ts";
 export const FIT_CURVE = { midpoint: 0.7, width: 0.04 };
 export const CHORD_MARGIN_CURVE = { midpoint: 0.03, width: 0.02 };
 export const KEY_MARGIN_CURVE = { midpoint: 0.12, width: 0.03 };
-export const TUNING_CURVE = { midpoint: 0.17, width: 0.02 };
+export const TUNING_CURVE = { midpoint: 0.35, width: 0.02 };
 export const MOVEMENT_CURVE = { midpoint: 0.01, width: 0.0025 };
 
 const INTERVALS = { maj: [0, 4, 7], min: [0, 3, 7] };
