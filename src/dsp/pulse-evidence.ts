@@ -10,7 +10,8 @@
  * - length: at least MIN_PERIODS beat periods are heard (a 2.4 s spoken sentence repeats "at 60 BPM" by chance
  *   over its one and a half periods); from MIN_PERIODS − 1 to MIN_PERIODS the cue rises from 0 to 1.
  * The first two are mapped to 0..1 by logistic curves whose midpoints lie between what the calibration material
- * gives with and without a beat (test/analysis/calibration-report.ts on calibration-material.ts); the confidence
+ * gives with and without a beat (test/analysis/calibration-report.ts: calibration-material.ts against the suite,
+ * the corpus' development and tuning splits and the family material's development plan); the confidence
  * is the smallest of the three.
  */
 import type { OnsetEnvelope } from "./onsets.ts";
@@ -21,7 +22,7 @@ const LAG_TOLERANCE = 0.05;
 const MIN_PERIODS = 4;
 /** Logistic midpoints and widths of the cues (calibrated, see above). */
 export const PERIODICITY_CURVE = { midpoint: 0.2, width: 0.025 };
-export const SALIENCE_CURVE = { midpoint: 0.12, width: 0.012 };
+export const SALIENCE_CURVE = { midpoint: 0.1, width: 0.01 };
 
 export interface PulseEvidence {
   /** Median over windows of the onset envelope's autocorrelation at the beat period, −1..1. */

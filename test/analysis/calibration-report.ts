@@ -2,12 +2,15 @@
  * The cues behind the analysis' confidences on the calibration material, to place the curves' midpoints of
  * src/dsp/pulse-evidence.ts and tonal-evidence.ts between "nothing to find" and music:
  *   node test/analysis/calibration-report.ts [--tracks]
- * Music: the generated suite and the corpus' development and tuning splits (never the held-out split, nor the
- * test material of nothing-to-find.test.ts).
+ * Music: the generated suite, the corpus' development and tuning splits and the family material's development
+ * plan (test/families/tracks.ts: the families' styles played by the corpus' soundfont); never the held-out split or
+ * families, nor the test material of nothing-to-find.test.ts.
  */
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic, type MusicAnalysis } from "../../src/dsp/analyze-music.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import { renderedCorpus } from "../corpus/corpus.ts";
+import { renderedFamilyTracks } from "../families/cache.ts";
+import { developmentPlan } from "../families/tracks.ts";
 import { generateTrack, suiteSpecs } from "../music/generator.ts";
 import { calibrationMaterial, RATE } from "./calibration-material.ts";
 
@@ -53,6 +56,11 @@ for (const split of ["development", "tuning"] as const)
     const pcm = await decodeAudio(track.mixture, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
     rows.push(row(track.id, "music", analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate)));
   }
+
+for (const track of await renderedFamilyTracks(developmentPlan())) {
+  const pcm = await decodeAudio(track.mixture, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
+  rows.push(row(track.id, "music", analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate)));
+}
 
 if (process.argv.includes("--tracks")) for (const r of rows) console.log(JSON.stringify(r));
 const cues = ["periodicity", "salience", "keyMargin", "tuningClarity", "harmonicMovement"] as const;
