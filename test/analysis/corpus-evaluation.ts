@@ -3,9 +3,11 @@
  * test/analysis/corpus-accuracy.test.ts and the tuning report (test/analysis/corpus-report.ts).
  */
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../../src/dsp/analyze-music.ts";
+import { findSections } from "../../src/dsp/sections.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import type { RenderedTrack } from "../corpus/corpus.ts";
 import { chordOverlap, fMeasure, keyScore, tempoVerdict } from "../helpers/mir-metrics.ts";
+import { boundaryF, pairwiseF } from "../helpers/segment-metrics.ts";
 
 export interface Row {
   id: string;
@@ -19,12 +21,23 @@ export interface Row {
   key: string;
   keyScore: number;
   chordOverlap: number;
+  /**
+   * Sections (mixdown/sections on the analysis' beats) against the truth's: boundary F within ±0.5 s, pairwise
+   * label F, and whether there are at least as many distinct labels as the truth has (1 or 0; NaN where the truth
+   * has fewer than two). All NaN where the truth has no sections (a score excerpt).
+   */
+  sectionBoundaryF: number;
+  sectionPairwiseF: number;
+  sectionLabelsEnough: number;
 }
 
 export async function evaluate(track: RenderedTrack): Promise<Row> {
   const pcm = await decodeAudio(track.mixture, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
-  const analysis = analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
+  const signal = pcm.channels[0] as Float32Array;
+  const analysis = analyzeMusic(signal, pcm.sampleRate);
   const { truth } = track;
+  const sections = truth.sections.length > 0 ? findSections(signal, pcm.sampleRate, analysis.beats) : [];
+  const labels = (spans: { label: string }[]) => new Set(spans.map((s) => s.label)).size;
   const downbeats = (beats: { time: number; beatNum: number }[]) =>
     beats.filter((b) => b.beatNum === 1).map((b) => b.time);
   return {
@@ -42,6 +55,10 @@ export async function evaluate(track: RenderedTrack): Promise<Row> {
     key: `${truth.key}→${analysis.key}`,
     keyScore: analysis.key === null ? 0 : keyScore(truth.key, analysis.key),
     chordOverlap: chordOverlap(truth.chords, analysis.chords),
+    sectionBoundaryF: truth.sections.length > 0 ? boundaryF(truth.sections, sections, 0.5) : Number.NaN,
+    sectionPairwiseF: truth.sections.length > 0 ? pairwiseF(truth.sections, sections) : Number.NaN,
+    sectionLabelsEnough:
+      labels(truth.sections) >= 2 ? (labels(sections) >= labels(truth.sections) ? 1 : 0) : Number.NaN,
   };
 }
 
@@ -50,6 +67,11 @@ export const round3 = (x: number) => Math.round(x * 1000) / 1000;
 export function summarise(rows: Row[]) {
   const share = (predicate: (r: Row) => boolean) => round3(rows.filter(predicate).length / rows.length);
   const mean = (pick: (r: Row) => number) => round3(rows.reduce((a, r) => a + pick(r), 0) / rows.length);
+  /** The mean over the rows where the figure is defined (null where it is nowhere). */
+  const meanDefined = (pick: (r: Row) => number) => {
+    const values = rows.map(pick).filter(Number.isFinite);
+    return values.length > 0 ? round3(values.reduce((a, v) => a + v, 0) / values.length) : null;
+  };
   return {
     tracks: rows.length,
     tempoWithin4Percent: share((r) => r.tempo === "correct"),
@@ -59,5 +81,8 @@ export function summarise(rows: Row[]) {
     keyExact: share((r) => r.keyScore === 1),
     keyMirex: mean((r) => r.keyScore),
     chordOverlap: mean((r) => r.chordOverlap),
+    sectionBoundaryF: meanDefined((r) => r.sectionBoundaryF),
+    sectionPairwiseF: meanDefined((r) => r.sectionPairwiseF),
+    sectionLabelsEnough: meanDefined((r) => r.sectionLabelsEnough),
   };
 }

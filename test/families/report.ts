@@ -203,7 +203,19 @@ if (doAnalysis) {
   const rows = analysisByFamily(scored).sort(
     (a, b) => a.status.localeCompare(b.status) || a.kind.localeCompare(b.kind) || a.family.localeCompare(b.family),
   );
-  const head = ["tracks", "tempo±4%", "octave", "beatF", "downbeatF", "keyExact", "chords"];
+  const head = [
+    "tracks",
+    "tempo±4%",
+    "octave",
+    "beatF",
+    "downbeatF",
+    "keyExact",
+    "chords",
+    "sectB",
+    "sectPair",
+    "labels",
+  ];
+  const maybe = (x: number | null, show: (x: number) => string) => (x === null ? "–" : show(x));
   const values = (s: (typeof rows)[number]["summary"]) => [
     String(s.tracks),
     pct(s.tempoWithin4Percent),
@@ -212,8 +224,11 @@ if (doAnalysis) {
     fix(s.downbeatF),
     pct(s.keyExact),
     fix(s.chordOverlap),
+    maybe(s.sectionBoundaryF, fix),
+    maybe(s.sectionPairwiseF, fix),
+    maybe(s.sectionLabelsEnough, pct),
   ];
-  const widths = [26, 9, 7, 9, 7, 6, 10, 9, 7];
+  const widths = [26, 9, 7, 9, 7, 6, 10, 9, 7, 7, 9, 7];
   console.log("\nANALYSIS per family (the tracks it played on)");
   console.log(pad(["family", "status", ...head], widths));
   for (const r of rows) console.log(pad([r.family, r.status, ...values(r.summary)], widths));

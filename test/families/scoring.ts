@@ -279,8 +279,12 @@ export function heldOutAnalysisMean(rows: readonly FamilyAnalysis[]): Record<str
   const out: Record<string, number> = { families: held.length };
   for (const key of Object.keys(held[0]?.summary ?? {})) {
     if (key === "tracks") continue;
-    const values = held.map((r) => (r.summary as unknown as Record<string, number>)[key] as number);
-    out[key] = Math.round((1000 * values.reduce((a, v) => a + v, 0)) / values.length) / 1000;
+    // A figure a family's tracks do not define (sections of score excerpts) is null there and left out.
+    const values = held
+      .map((r) => (r.summary as unknown as Record<string, number | null>)[key])
+      .filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+    out[key] =
+      values.length > 0 ? Math.round((1000 * values.reduce((a, v) => a + v, 0)) / values.length) / 1000 : Number.NaN;
   }
   return out;
 }
