@@ -4,12 +4,15 @@
  * classical method, stems-vocals' network and REPET-SIM: SDR, oracle SDR, their ratio), each sound alone through
  * stems-4 (its share of energy in each output, and each drum kit's elements one by one), and analysis (tempo,
  * beats, downbeats, key, chords). The figures go to docs/families.json, which docs/families.md cites.
- * Run: node test/families/report.ts [--separation] [--analysis] [--tracks] [--quick | --development] [--no-classical]
- * [--out FILE] (neither --separation nor --analysis: both; --quick: the test's short tracks instead of the full plan;
- * --development: tracks.ts's development plan, the corpus' family only, to tune on).
+ * Run: node test/families/report.ts [--separation] [--analysis] [--invariance] [--tracks] [--quick | --development]
+ * [--no-classical] [--out FILE] (neither of the first two: both; --invariance adds whether key, chords and bpm
+ * follow a transposition and a time-stretch, test/analysis/invariance.ts; --quick: the test's short tracks
+ * instead of the full plan; --development: tracks.ts's development plan, the corpus' family only, to tune on).
  */
 import fsp from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { type InvarianceRow, invarianceRow, summariseInvariance } from "../analysis/invariance.ts";
 import { FOUR_STEM_NAMES, SAMPLE_RATE } from "../corpus/separation-scoring.ts";
 import type { NoteEvent } from "../corpus/types.ts";
 import { installCommand, missingPackages, RENDERED_PACKAGES, renderedFamilyTracks } from "./cache.ts";
@@ -22,6 +25,7 @@ import {
   heldOutAloneMean,
   heldOutAnalysisMean,
   heldOutSeparationMean,
+  invarianceByFamily,
   type SeparationSummary,
   type Separator,
   scoreTrack,
@@ -36,6 +40,7 @@ const flag = (name: string) => args.includes(name);
 const both = !flag("--separation") && !flag("--analysis");
 const doSeparation = both || flag("--separation");
 const doAnalysis = both || flag("--analysis");
+const doInvariance = flag("--invariance");
 const outIndex = args.indexOf("--out");
 const out = outIndex >= 0 ? (args[outIndex + 1] as string) : path.join(import.meta.dirname, "../../docs/families.json");
 
@@ -245,6 +250,51 @@ if (doAnalysis) {
   };
   if (flag("--tracks"))
     for (const s of scored) if (s.analysis) console.log(`${s.track.id}: ${JSON.stringify(s.analysis)}`);
+}
+
+if (doInvariance) {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "mixdown-family-invariance-"));
+  try {
+    const rows: { track: (typeof tracks)[number]; row: InvarianceRow }[] = [];
+    for (const [i, track] of tracks.entries())
+      rows.push({ track, row: await invarianceRow(track.id, track.mixture, i, dir) });
+    const families = invarianceByFamily(rows).sort(
+      (a, b) => a.status.localeCompare(b.status) || a.family.localeCompare(b.family),
+    );
+    console.log("\nINVARIANCE per family: key and chord roots follow a transposition, bpm a time-stretch");
+    const widths = [26, 9, 7, 12, 14, 12];
+    console.log(pad(["family", "status", "tracks", "keyFollows", "chordsFollow", "bpmFollows"], widths));
+    for (const r of families)
+      console.log(
+        pad(
+          [
+            r.family,
+            r.status,
+            String(r.summary.tracks),
+            pct(r.summary.keyFollows),
+            fix(r.summary.chordsFollowMean),
+            pct(r.summary.tempoFollows),
+          ],
+          widths,
+        ),
+      );
+    const held = families.filter((r) => r.status === "held-out");
+    const meanOf = (pick: (s: (typeof held)[number]["summary"]) => number) =>
+      Math.round((1000 * held.reduce((a, r) => a + pick(r.summary), 0)) / held.length) / 1000;
+    const heldOutMean = {
+      families: held.length,
+      keyFollows: meanOf((s) => s.keyFollows),
+      chordsFollowMean: meanOf((s) => s.chordsFollowMean),
+      tempoFollows: meanOf((s) => s.tempoFollows),
+    };
+    const allTracks = summariseInvariance(rows.map((r) => r.row));
+    console.log(`mean over ${held.length} held-out families: ${JSON.stringify(heldOutMean)}`);
+    console.log(`all ${rows.length} tracks: ${JSON.stringify(allTracks)}`);
+    if (flag("--tracks")) for (const { row } of rows) console.log(`${row.id}: ${JSON.stringify(row)}`);
+    report.invariance = { families, heldOutMean, allTracks, perTrack: rows.map((r) => r.row) };
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
 }
 
 report.seconds = Math.round((Date.now() - started) / 1000);

@@ -9,6 +9,7 @@
  */
 import { fourStemsNetwork } from "../../src/modules/stems-4/index.ts";
 import { evaluate, type Row, summarise } from "../analysis/corpus-evaluation.ts";
+import { type InvarianceRow, summariseInvariance } from "../analysis/invariance.ts";
 import {
   type Figures,
   FOUR_STEM_NAMES,
@@ -287,4 +288,21 @@ export function heldOutAnalysisMean(rows: readonly FamilyAnalysis[]): Record<str
       values.length > 0 ? Math.round((1000 * values.reduce((a, v) => a + v, 0)) / values.length) / 1000 : Number.NaN;
   }
   return out;
+}
+
+/** Per family, the invariance summary (test/analysis/invariance.ts) of the tracks it played on. */
+export function invarianceByFamily(
+  rows: readonly { track: FamilyTrack; row: InvarianceRow }[],
+): { family: string; status: Family["status"]; summary: ReturnType<typeof summariseInvariance> }[] {
+  const byFamily = new Map<string, InvarianceRow[]>();
+  for (const { track, row } of rows) {
+    const { byStem, mix } = familiesOf(track);
+    for (const family of new Set([...Object.values(byStem).flat(), mix]))
+      byFamily.set(family, [...(byFamily.get(family) ?? []), row]);
+  }
+  return [...byFamily].map(([family, list]) => ({
+    family,
+    status: familyById(family).status,
+    summary: summariseInvariance(list),
+  }));
 }
