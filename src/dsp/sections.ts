@@ -44,6 +44,11 @@ export interface SectionOptions extends PeakRules {
   splitRatio: number;
   /** Segments whose mean band levels differ by less than this many dB (RMS over the bands) share a label. */
   labelThreshold: number;
+  /**
+   * From this distance (dB RMS) two sections count as clearly apart, for the confidences: a little above the
+   * label threshold, so that sections told apart by less than it are labelled apart but not sure of it.
+   */
+  clearlyApartDb: number;
 }
 
 export const SECTION_OPTIONS: SectionOptions = {
@@ -54,7 +59,8 @@ export const SECTION_OPTIONS: SectionOptions = {
   relativeThreshold: 0.1,
   minNovelty: 0.1,
   splitRatio: 1.8,
-  labelThreshold: 3,
+  labelThreshold: 2.5,
+  clearlyApartDb: 3,
 };
 
 /** Band levels that vary less than this over the song (dB, standard deviation) are taken as steady. */
@@ -82,11 +88,11 @@ export function findSections(
   const segments = cuts.slice(0, -1).map((from, i) => ({ from, to: cuts[i + 1] as number }));
   const distances = segmentDistances(timbre, segments);
   const clusters = clusterSegments(distances, options.labelThreshold);
-  const labelSure = labelConfidences(distances, clusters, options.labelThreshold);
+  const labelSure = labelConfidences(distances, clusters, options.clearlyApartDb);
   // An inner edge is as sure as the sections either side of it differ in sound (dB, unstandardised: the
   // standardised features make any song's largest change look large, a steady song's too).
   const edgeSure = (i: number) =>
-    i <= 0 || i >= segments.length ? 1 : clearlyApart(distances[i - 1]?.[i] as number, options.labelThreshold);
+    i <= 0 || i >= segments.length ? 1 : clearlyApart(distances[i - 1]?.[i] as number, options.clearlyApartDb);
   return segments.map((s, i) => ({
     start: round3(edges[s.from] as number),
     end: round3(edges[s.to] as number),
