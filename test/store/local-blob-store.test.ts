@@ -44,3 +44,19 @@ test("usage counts the blobs, and the bytes of every file the store keeps (conte
   await store.deletePrefix("results/j1/");
   assert.equal((await store.usage()).blobs, 1);
 });
+
+test("deletePrefix removes a folder that a worker is still writing into as it stops", async () => {
+  for (let round = 0; round < 20; round++) {
+    const prefix = `results/racing-${round}/`;
+    for (let i = 0; i < 20; i++) await put(`${prefix}stem-${i}`, "x".repeat(1000));
+    // The writer goes on for 150 ms, as a step does between its cancel and its stop.
+    const until = performance.now() + 150;
+    const writer = (async () => {
+      for (let i = 100; performance.now() < until; i++) await put(`${prefix}late-${i}`, "y").catch(() => undefined);
+    })();
+    await blobs.deletePrefix(prefix);
+    await writer;
+    await blobs.deletePrefix(prefix); // what the worker does once its step has stopped
+    assert.equal(fs.existsSync(path.join(tmp, "blobs", prefix)), false);
+  }
+});

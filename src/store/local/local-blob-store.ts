@@ -77,9 +77,15 @@ export class LocalBlobStore implements BlobStore {
     await Promise.all([fsp.rm(file, { force: true }), fsp.rm(`${file}.meta.json`, { force: true })]);
   }
 
+  /**
+   * Removes the folder. A job's worker may still be writing into it as it stops (a cancel or DELETE removes the
+   * results while the step winds down): a file created while the folder is emptied makes its removal fail with
+   * ENOTEMPTY, so Node retries, with a linearly growing pause, for about 2 s in all (a step stops within ~0.7 s
+   * of its cancel; test/jobs/cancel-any-module.test.ts).
+   */
   async deletePrefix(prefix: string): Promise<void> {
     if (!prefix.endsWith("/")) throw new Error(`blob prefix must end with "/": "${prefix}"`);
-    await fsp.rm(this.file(prefix), { recursive: true, force: true });
+    await fsp.rm(this.file(prefix), { recursive: true, force: true, maxRetries: 8, retryDelay: 50 });
   }
 
   /** Every file under the root (sidecars and unfinished uploads too: they take disk space as well). */
