@@ -1,4 +1,4 @@
-import { dropTrailingBeats, onTheLoudBeat, trackBeats } from "./beats.ts";
+import { dropTrailingBeats, onsetAtBeat, onTheLoudBeat, trackBeats } from "./beats.ts";
 import { bassOnChordRoot, type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
 import { averageFrames, type Chromagram, chromagram } from "./chroma.ts";
 import { findDownbeats, halfBarChange, type Meter } from "./downbeats.ts";
@@ -224,13 +224,7 @@ function barPositions(onsets: OnsetEnvelope, beatTimes: number[], beatSegments: 
   const atBeats = (envelope: Float32Array) =>
     beatTimes.map((t) => {
       const frame = Math.round(t * onsets.frameRate);
-      if (frame < 2) return Number.NaN;
-      return Math.max(
-        envelope[frame - 1] ?? 0,
-        envelope[frame] ?? 0,
-        envelope[frame + 1] ?? 0,
-        envelope[frame + 2] ?? 0,
-      );
+      return frame < 2 ? Number.NaN : onsetAtBeat(envelope, frame);
     });
   // The first beat has no beat before it: its change is unknown, not zero (zero would count against a song
   // that starts on its downbeat).

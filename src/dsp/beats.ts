@@ -63,6 +63,11 @@ export function dropTrailingBeats(beats: number[], envelope: Float32Array, frame
   return beats.slice(0, last + 1);
 }
 
+/** A beat's onset in an envelope: the largest value from the frame before the beat's to two frames after it. */
+export function onsetAtBeat(envelope: Float32Array, frame: number): number {
+  return Math.max(envelope[frame - 1] ?? 0, envelope[frame] ?? 0, envelope[frame + 1] ?? 0, envelope[frame + 2] ?? 0);
+}
+
 /**
  * Beats a half period off, moved onto the beat. The tracker follows the strongest onsets; where a hi-hat or
  * cymbal marks every off-beat (four-on-the-floor dance music), its many bins outweigh a kick without a click.
@@ -75,10 +80,7 @@ export function dropTrailingBeats(beats: number[], envelope: Float32Array, frame
 const HALFWAY_LOUDER = 2;
 export function onTheLoudBeat(beats: number[], loudness: Float32Array, frameRate: number, duration: number): number[] {
   if (beats.length < 4) return beats;
-  const at = (t: number) => {
-    const i = Math.round(t * frameRate);
-    return Math.max(loudness[i - 1] ?? 0, loudness[i] ?? 0, loudness[i + 1] ?? 0, loudness[i + 2] ?? 0);
-  };
+  const at = (t: number) => onsetAtBeat(loudness, Math.round(t * frameRate));
   const halfway = beats.slice(1).map((t, i) => ((beats[i] as number) + t) / 2);
   const mean = (times: number[]) => times.reduce((a, t) => a + at(t), 0) / times.length;
   const onBeats = mean(beats);
