@@ -21,7 +21,7 @@ import {
   aloneByFamily,
   analysisByFamily,
   heldOutAloneMean,
-  heldOutAnalysisMean,
+  heldOutMean,
   heldOutSeparationMean,
   scoreTrack,
   separationByFamily,
@@ -191,7 +191,7 @@ test("separation, a sound alone and analysis per family on the quick tracks stay
   t.diagnostic(`alone, mean over held-out families: ${JSON.stringify(aloneMean)}`);
   const analysis = analysisByFamily(scored);
   for (const r of analysis) t.diagnostic(`analysis ${r.family} (${r.status}): ${JSON.stringify(r.summary)}`);
-  const analysisMean = heldOutAnalysisMean(analysis);
+  const analysisMean = heldOutMean(analysis);
   t.diagnostic(`analysis, mean over held-out families: ${JSON.stringify(analysisMean)}`);
 
   for (const stem of FOUR_STEM_NAMES) {

@@ -23,7 +23,7 @@ import {
   analysisByFamily,
   analysisByStyle,
   heldOutAloneMean,
-  heldOutAnalysisMean,
+  heldOutMean,
   heldOutSeparationMean,
   invarianceByFamily,
   type SeparationSummary,
@@ -237,7 +237,7 @@ if (doAnalysis) {
   console.log("\nANALYSIS per family (the tracks it played on)");
   console.log(pad(["family", "status", ...head], widths));
   for (const r of rows) console.log(pad([r.family, r.status, ...values(r.summary)], widths));
-  const mean = heldOutAnalysisMean(rows);
+  const mean = heldOutMean(rows);
   console.log(`mean over ${mean.families} held-out families: ${JSON.stringify(mean)}`);
   const styles = analysisByStyle(scored);
   console.log("\nANALYSIS per style");
@@ -278,20 +278,12 @@ if (doInvariance) {
           widths,
         ),
       );
-    const held = families.filter((r) => r.status === "held-out");
-    const meanOf = (pick: (s: (typeof held)[number]["summary"]) => number) =>
-      Math.round((1000 * held.reduce((a, r) => a + pick(r.summary), 0)) / held.length) / 1000;
-    const heldOutMean = {
-      families: held.length,
-      keyFollows: meanOf((s) => s.keyFollows),
-      chordsFollowMean: meanOf((s) => s.chordsFollowMean),
-      tempoFollows: meanOf((s) => s.tempoFollows),
-    };
+    const mean = heldOutMean(families);
     const allTracks = summariseInvariance(rows.map((r) => r.row));
-    console.log(`mean over ${held.length} held-out families: ${JSON.stringify(heldOutMean)}`);
+    console.log(`mean over ${mean.families} held-out families: ${JSON.stringify(mean)}`);
     console.log(`all ${rows.length} tracks: ${JSON.stringify(allTracks)}`);
     if (flag("--tracks")) for (const { row } of rows) console.log(`${row.id}: ${JSON.stringify(row)}`);
-    report.invariance = { families, heldOutMean, allTracks, perTrack: rows.map((r) => r.row) };
+    report.invariance = { families, heldOutMean: mean, allTracks, perTrack: rows.map((r) => r.row) };
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
   }

@@ -248,15 +248,20 @@ export interface FamilyAnalysis {
   summary: AnalysisSummary;
 }
 
-/** Per family, the analysis summary of the tracks it played on (every family of a track shares its row). */
-export function analysisByFamily(scored: readonly TrackFigures[]): FamilyAnalysis[] {
-  const rows = new Map<string, Row[]>();
-  for (const { track, analysis } of scored) {
-    if (!analysis) continue;
+/** Each family's rows: a track's row counts for every family that played on it and for its mixing chain. */
+function rowsByFamily<T>(tracks: readonly { track: FamilyTrack; row: T }[]): Map<string, T[]> {
+  const rows = new Map<string, T[]>();
+  for (const { track, row } of tracks) {
     const { byStem, mix } = familiesOf(track);
     for (const family of new Set([...Object.values(byStem).flat(), mix]))
-      rows.set(family, [...(rows.get(family) ?? []), analysis]);
+      rows.set(family, [...(rows.get(family) ?? []), row]);
   }
+  return rows;
+}
+
+/** Per family, the analysis summary of the tracks it played on (every family of a track shares its row). */
+export function analysisByFamily(scored: readonly TrackFigures[]): FamilyAnalysis[] {
+  const rows = rowsByFamily(scored.flatMap(({ track, analysis }) => (analysis ? [{ track, row: analysis }] : [])));
   return [...rows].map(([family, list]) => {
     const { status, kind } = familyById(family);
     return { family, status, kind, summary: summarise(list) };
@@ -274,8 +279,8 @@ export function analysisByStyle(scored: readonly TrackFigures[]): { style: strin
   return [...rows].map(([style, list]) => ({ style, summary: summarise(list) }));
 }
 
-/** The mean over held-out families of each figure of their analysis summaries. */
-export function heldOutAnalysisMean(rows: readonly FamilyAnalysis[]): Record<string, number> {
+/** The mean over held-out families of each figure of their summaries (analysis or invariance). */
+export function heldOutMean(rows: readonly { status: Family["status"]; summary: object }[]): Record<string, number> {
   const held = rows.filter((r) => r.status === "held-out");
   const out: Record<string, number> = { families: held.length };
   for (const key of Object.keys(held[0]?.summary ?? {})) {
@@ -294,13 +299,7 @@ export function heldOutAnalysisMean(rows: readonly FamilyAnalysis[]): Record<str
 export function invarianceByFamily(
   rows: readonly { track: FamilyTrack; row: InvarianceRow }[],
 ): { family: string; status: Family["status"]; summary: ReturnType<typeof summariseInvariance> }[] {
-  const byFamily = new Map<string, InvarianceRow[]>();
-  for (const { track, row } of rows) {
-    const { byStem, mix } = familiesOf(track);
-    for (const family of new Set([...Object.values(byStem).flat(), mix]))
-      byFamily.set(family, [...(byFamily.get(family) ?? []), row]);
-  }
-  return [...byFamily].map(([family, list]) => ({
+  return [...rowsByFamily(rows)].map(([family, list]) => ({
     family,
     status: familyById(family).status,
     summary: summariseInvariance(list),
