@@ -7,7 +7,7 @@ import { findSections } from "../../src/dsp/sections.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import type { RenderedTrack } from "../corpus/corpus.ts";
 import { chordOverlap, fMeasure, keyScore, tempoVerdict } from "../helpers/mir-metrics.ts";
-import { boundaryF, pairwiseF } from "../helpers/segment-metrics.ts";
+import { boundaryF, distinctLabels, pairwiseF } from "../helpers/segment-metrics.ts";
 
 export interface Row {
   id: string;
@@ -36,8 +36,8 @@ export async function evaluate(track: RenderedTrack): Promise<Row> {
   const signal = pcm.channels[0] as Float32Array;
   const analysis = analyzeMusic(signal, pcm.sampleRate);
   const { truth } = track;
-  const sections = truth.sections.length > 0 ? findSections(signal, pcm.sampleRate, analysis.beats) : [];
-  const labels = (spans: { label: string }[]) => new Set(spans.map((s) => s.label)).size;
+  const hasSections = truth.sections.length > 0;
+  const sections = hasSections ? findSections(signal, pcm.sampleRate, analysis.beats) : [];
   const downbeats = (beats: { time: number; beatNum: number }[]) =>
     beats.filter((b) => b.beatNum === 1).map((b) => b.time);
   return {
@@ -55,10 +55,12 @@ export async function evaluate(track: RenderedTrack): Promise<Row> {
     key: `${truth.key}→${analysis.key}`,
     keyScore: analysis.key === null ? 0 : keyScore(truth.key, analysis.key),
     chordOverlap: chordOverlap(truth.chords, analysis.chords),
-    sectionBoundaryF: truth.sections.length > 0 ? boundaryF(truth.sections, sections, 0.5) : Number.NaN,
-    sectionPairwiseF: truth.sections.length > 0 ? pairwiseF(truth.sections, sections) : Number.NaN,
+    sectionBoundaryF: hasSections ? boundaryF(truth.sections, sections, 0.5) : Number.NaN,
+    sectionPairwiseF: hasSections ? pairwiseF(truth.sections, sections) : Number.NaN,
     sectionLabelsEnough:
-      labels(truth.sections) >= 2 ? (labels(sections) >= labels(truth.sections) ? 1 : 0) : Number.NaN,
+      distinctLabels(truth.sections) >= 2
+        ? Number(distinctLabels(sections) >= distinctLabels(truth.sections))
+        : Number.NaN,
   };
 }
 

@@ -10,7 +10,7 @@ import { decodeAudio } from "../../src/media/pcm.ts";
 import { renderedCorpus } from "../corpus/corpus.ts";
 import { renderedFamilyTracks } from "../families/cache.ts";
 import { developmentPlan } from "../families/tracks.ts";
-import { boundaryF, type LabelledSpan, pairwiseF } from "../helpers/segment-metrics.ts";
+import { boundaryF, distinctLabels, type LabelledSpan, pairwiseF } from "../helpers/segment-metrics.ts";
 
 interface Song {
   signal: Float32Array;
@@ -31,7 +31,6 @@ for (const split of ["development", "tuning"] as const)
 for (const track of await renderedFamilyTracks(developmentPlan()))
   material["development plan"]?.push(await song(track.mixture, track.truth.sections));
 
-const letters = (spans: LabelledSpan[]) => new Set(spans.map((s) => s.label)).size;
 const thresholds = process.argv.slice(2).map(Number);
 for (const threshold of thresholds.length > 0 ? thresholds : [2, 2.5, 3, 3.5])
   for (const [name, songs] of Object.entries(material)) {
@@ -39,8 +38,10 @@ for (const threshold of thresholds.length > 0 ? thresholds : [2, 2.5, 3, 3.5])
       findSections(s.signal, ANALYSIS_SAMPLE_RATE, s.beats, { ...SECTION_OPTIONS, labelThreshold: threshold }),
     );
     const mean = (values: number[]) => (values.reduce((a, v) => a + v, 0) / values.length).toFixed(3);
-    const withSeveral = songs.flatMap((s, i) => (letters(s.truth) >= 2 ? [i] : []));
-    const enough = withSeveral.filter((i) => letters(found[i] as LabelledSpan[]) >= letters(songs[i]?.truth ?? []));
+    const withSeveral = songs.flatMap((s, i) => (distinctLabels(s.truth) >= 2 ? [i] : []));
+    const enough = withSeveral.filter(
+      (i) => distinctLabels(found[i] as LabelledSpan[]) >= distinctLabels(songs[i]?.truth ?? []),
+    );
     console.log(
       `threshold ${threshold} dB, ${name} (${songs.length}): pairwise F ${mean(songs.map((s, i) => pairwiseF(s.truth, found[i] as LabelledSpan[])))}, ` +
         `boundary F ±0.5 s ${mean(songs.map((s, i) => boundaryF(s.truth, found[i] as LabelledSpan[], 0.5)))}, ` +

@@ -9,6 +9,9 @@ export interface LabelledSpan {
   label: string;
 }
 
+/** How many distinct labels the spans use. */
+export const distinctLabels = (spans: readonly LabelledSpan[]): number => new Set(spans.map((s) => s.label)).size;
+
 /** Inner boundaries: every start but the first (the ends of the first to the last-but-one span). */
 const innerBoundaries = (spans: LabelledSpan[]) => spans.slice(1).map((s) => s.start);
 
