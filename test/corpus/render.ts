@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { encodeWav16 } from "../../src/media/wav.ts";
 import { midiFile } from "./midi.ts";
 import { composeSong, type SongSpec } from "./song.ts";
-import { type Part, STEM_OF, STEMS, type Stem } from "./types.ts";
+import { type Part, type PartName, STEM_OF, STEMS, type Stem } from "./types.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -94,11 +94,15 @@ export function playedByKit(parts: readonly Part[], kit: DrumKit): Part[] {
   }));
 }
 
+/** What a part goes through after FluidSynth renders it alone (an amplifier, in some training songs): stereo in, stereo out. */
+export type PartChain = (audio: Float32Array[]) => Promise<Float32Array[]>;
+
 /**
  * Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. The corpus uses
  * FluidR3; the separation model trains on other soundfonts (tools/separation-model), and on some songs has the
- * drums played by a kit sampled from acoustic drums (`drumKit`) or the stems rendered with further FluidSynth
- * `settings` (a louder chorus, say; the corpus uses none).
+ * drums played by a kit sampled from acoustic drums (`drumKit`), the stems rendered with further FluidSynth
+ * `settings` (a louder chorus, say) or some parts rendered alone and put through a chain (`chains`: guitars
+ * through an amplifier). The corpus uses none of these.
  */
 export async function renderSong(
   spec: SongSpec,
@@ -106,6 +110,7 @@ export async function renderSong(
   soundfont = SOUNDFONT,
   drumKit?: DrumKit,
   settings: readonly string[] = [],
+  chains: Partial<Record<PartName, PartChain>> = {},
 ): Promise<void> {
   const { parts, truth } = composeSong(spec);
   await fsp.mkdir(dir, { recursive: true });
@@ -117,11 +122,19 @@ export async function renderSong(
     const stemParts = parts.filter((p) => STEM_OF[p.name] === stem);
     const own = kit ? playedByKit(stemParts, kit) : stemParts;
     const audio = [new Float32Array(frames), new Float32Array(frames)];
-    if (own.length > 0) {
-      const rendered = await renderMidi(midiFile(own), path.join(dir, `${stem}.f32`), kit?.file ?? soundfont, settings);
+    const add = (rendered: Float32Array[]) =>
       rendered.forEach((channel, c) => {
-        audio[c]?.set(channel.subarray(0, frames));
+        const into = audio[c] as Float32Array;
+        const end = Math.min(frames, channel.length);
+        for (let i = 0; i < end; i++) into[i] = (into[i] as number) + (channel[i] as number);
       });
+    const plain = own.filter((p) => chains[p.name] === undefined);
+    if (plain.length > 0) {
+      add(await renderMidi(midiFile(plain), path.join(dir, `${stem}.f32`), kit?.file ?? soundfont, settings));
+    }
+    for (const part of own.filter((p) => chains[p.name] !== undefined)) {
+      const alone = await renderMidi(midiFile([part]), path.join(dir, `${part.name}.f32`), soundfont, settings);
+      add(await (chains[part.name] as PartChain)(alone));
     }
     stems.set(stem, audio);
   }

@@ -461,6 +461,18 @@ export const FAMILIES: readonly Family[] = [
         "Flite's awb and rms voices (and its other built-in voices, from the same recordings)",
         ["flite"],
       ],
+      [
+        "caps-ampvts",
+        "guitar-distorted",
+        "the CAPS suite's tube amplifier (C* AmpVTS) and cabinet (C* CabinetIV), LADSPA run by ffmpeg, on the training soundfonts' guitars, clean to high gain",
+        ["caps"],
+      ],
+      [
+        "train-master",
+        "mix-chain",
+        "tanh saturation and a noise reverb per stem, a bus compressor and a limiter, written in tools/separation-model/train.py (master)",
+        [],
+      ],
     ] as const
   ).map(
     ([id, kind, what, packages]): Family => ({

@@ -12,6 +12,8 @@ import path from "node:path";
 import { renderSong } from "../../test/corpus/render.ts";
 import type { SongSpec } from "../../test/corpus/song.ts";
 import { songSpecs } from "../../test/corpus/specs.ts";
+import type { PartName } from "../../test/corpus/types.ts";
+import { ampChain } from "./amp-chain.ts";
 import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
 
 /**
@@ -24,6 +26,8 @@ interface Focus {
   settings?: string[];
   /** The drums played by the acoustic kits (ACOUSTIC_DRUM_KITS, in turn) instead of the soundfont's GM kits. */
   acousticDrums?: boolean;
+  /** Parts rendered alone (a guitar's DI) and put through an amplifier and cabinet (amp-chain.ts). */
+  amplified?: readonly PartName[];
 }
 
 /**
@@ -50,6 +54,10 @@ interface Focus {
  * 6 tracks), the drawbar organ (GM 16, 5.9 over 4), the overdrive guitar (29, 5.0 over 4), synth bass 1 (38, 5.0
  * over 13) and synth strings 1 (50, 4.8 over 14). These songs draw the comp, pad, bass and lead from those and
  * their neighbours, the leads chorused as in "chorus-lead".
+ * "amped": records' guitars go through amplifiers, from clean to high gain, often double-tracked wide, and the
+ * network gave a lone distorted guitar's energy to drums and vocals (issue 51). These songs' comp and lead are
+ * guitars (GM 24-31) put through the CAPS tube amplifier and a cabinet (amp-chain.ts) with settings drawn per
+ * part, over the usual bass, drums and voice.
  */
 /** FluidSynth's chorus at level 5 (its default is 2): the chorused focus songs' setting. */
 const WIDE_CHORUS = ["synth.chorus.level=5"];
@@ -82,6 +90,10 @@ const FOCUSES: Record<string, Focus> = {
     },
     settings: WIDE_CHORUS,
   },
+  amped: {
+    song: { programs: { comp: [24, 25, 26, 27, 28, 29, 30, 31], lead: [26, 27, 29, 30, 31] } },
+    amplified: ["comp", "lead"],
+  },
 };
 
 const out = process.argv[2];
@@ -108,7 +120,10 @@ const worker = async () => {
   for (let job = jobs.shift(); job; job = jobs.shift()) {
     const dir = path.join(out, job.spec.id);
     if (fs.existsSync(path.join(dir, "truth.json"))) continue;
-    await renderSong(job.spec, dir, job.font.file, job.drumKit, chosen.settings);
+    const chains = Object.fromEntries(
+      (chosen.amplified ?? []).map((part, i) => [part, ampChain(job.spec.seed * 16 + i)]),
+    );
+    await renderSong(job.spec, dir, job.font.file, job.drumKit, chosen.settings, chains);
     console.log(job.spec.id);
   }
 };
