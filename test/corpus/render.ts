@@ -128,12 +128,11 @@ export async function renderSong(
         const end = Math.min(frames, channel.length);
         for (let i = 0; i < end; i++) into[i] = (into[i] as number) + (channel[i] as number);
       });
+    const font = kit?.file ?? soundfont;
     const plain = own.filter((p) => chains[p.name] === undefined);
-    if (plain.length > 0) {
-      add(await renderMidi(midiFile(plain), path.join(dir, `${stem}.f32`), kit?.file ?? soundfont, settings));
-    }
+    if (plain.length > 0) add(await renderMidi(midiFile(plain), path.join(dir, `${stem}.f32`), font, settings));
     for (const part of own.filter((p) => chains[p.name] !== undefined)) {
-      const alone = await renderMidi(midiFile([part]), path.join(dir, `${part.name}.f32`), soundfont, settings);
+      const alone = await renderMidi(midiFile([part]), path.join(dir, `${part.name}.f32`), font, settings);
       add(await (chains[part.name] as PartChain)(alone));
     }
     stems.set(stem, audio);

@@ -7,16 +7,10 @@
  * mixes place rhythm guitars. The test families' amplifiers (Guitarix, sox's overdrive, test/families/amp.ts) are
  * held out: none of this chain's packages is theirs.
  */
-import { execFile } from "node:child_process";
-import fsp from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { encodeWav16 } from "../../src/media/wav.ts";
-import { readFloatWav, SAMPLE_RATE } from "../../test/corpus/render.ts";
+import { panGains, readFloat, rmsDb, SAMPLE_RATE, withScratch, writeFloat } from "../../test/families/audio.ts";
+import { ffmpeg } from "../../test/helpers/media.ts";
 import { Rng } from "../../test/music/synth.ts";
-
-const execFileAsync = promisify(execFile);
 
 interface Take {
   /** Boost before the amplifier in dB (a pedal's, or a hotter pickup's): AmpVTS alone only saturates gently. */
@@ -26,37 +20,26 @@ interface Take {
   cabinet: number;
 }
 
-function rms(x: Float32Array): number {
-  let sum = 0;
-  for (const v of x) sum += v * v;
-  return Math.sqrt(sum / Math.max(1, x.length));
-}
-
 /** Mono DI through AmpVTS and CabinetIV with the take's settings, levelled to the DI's RMS. */
 async function amplifyTake(di: Float32Array, take: Take): Promise<Float32Array> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "mixdown-amp-"));
-  try {
+  return withScratch(async (dir) => {
     const input = path.join(dir, "di.wav");
     const output = path.join(dir, "amp.wav");
-    // 16-bit is enough for a DI at a sane level; the peak is scaled to 0.5 and restored after.
+    // The DI enters at a peak of 0.5, so the boost and gain drive every part alike.
     const peak = di.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
-    await fsp.writeFile(input, encodeWav16([di.map((v) => (v / peak) * 0.5)], SAMPLE_RATE));
+    await writeFloat(input, [di.map((v) => (v / peak) * 0.5)]);
     const boost = `volume=${(10 ** (take.boostDb / 20)).toFixed(3)}`;
     const amp = `ladspa=f=caps:p=AmpVTS:c=c0=1|c1=${take.gain.toFixed(3)}|c4=${take.toneStack}`;
     const cabinet = `ladspa=f=caps:p=CabinetIV:c=c0=${take.cabinet}`;
-    await execFileAsync("ffmpeg", [
-      ...["-nostdin", "-v", "error", "-i", input, "-af", `${boost},${amp},${cabinet}`],
+    await ffmpeg([
+      ...["-nostdin", "-i", input, "-af", `${boost},${amp},${cabinet}`],
       ...["-ar", String(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_f32le", output],
     ]);
-    const amplified = readFloatWav(await fsp.readFile(output))[0] as Float32Array;
     const out = new Float32Array(di.length);
-    out.set(amplified.subarray(0, di.length));
-    const level = rms(out);
-    const gain = level > 0 ? rms(di) / level : 0;
-    return out.map((v) => v * gain);
-  } finally {
-    await fsp.rm(dir, { recursive: true, force: true });
-  }
+    out.set((await readFloat(output))[0].subarray(0, di.length));
+    const gain = 10 ** ((rmsDb([di]) - rmsDb([out])) / 20);
+    return Number.isFinite(gain) ? out.map((v) => v * gain) : out;
+  });
 }
 
 /**
@@ -88,10 +71,8 @@ export function ampChain(seed: number): (audio: Float32Array[]) => Promise<Float
     const left = await amplifyTake(di, first);
     if (placement < 0.3) return [left, left.slice()];
     if (placement < 0.55) {
-      const pan = random() * 2 - 1;
-      const l = Math.cos(((pan + 1) * Math.PI) / 4);
-      const r = Math.sin(((pan + 1) * Math.PI) / 4);
-      return [left.map((v) => v * l * Math.SQRT2), left.map((v) => v * r * Math.SQRT2)];
+      const [l, r] = panGains(random() * 2 - 1);
+      return [left.map((v) => v * l), left.map((v) => v * r)];
     }
     const delay = Math.round((0.012 + 0.018 * random()) * SAMPLE_RATE);
     const late = new Float32Array(frames);
