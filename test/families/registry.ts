@@ -7,13 +7,20 @@
  * - "selection": never trained on, but trained networks were chosen by their figures on it (espeak-ng).
  * - "corpus": the test corpus' own family (FluidR3 and the plain sum), which the methods were tuned on.
  * - "training": the separation network trained on it (tools/separation-model); listed so that no held-out
- *   family shares a package with it, never rendered here.
+ *   family shares a package with it. Never scored for separation; some are rendered for the analysis' development
+ *   plan (the analysis trained on nothing).
  * A new family is one more entry; the track list (tracks.ts) and the reports pick it up.
  */
 
+import {
+  AVL_BLACK_PEARL,
+  AVL_RED_ZEPPELIN,
+  MUSESCORE_GENERAL,
+  TIMGM6MB,
+} from "../../tools/separation-model/training-soundfonts.ts";
 import { midiFile } from "../corpus/midi.ts";
-import { renderMidi } from "../corpus/render.ts";
-import type { NoteEvent } from "../corpus/types.ts";
+import { type DrumKit, playedByKit, renderMidi, SOUNDFONT } from "../corpus/render.ts";
+import type { NoteEvent, Part } from "../corpus/types.ts";
 import type { AmpChain } from "./amp.ts";
 import { fitted, type Stereo, scaled, withScratch } from "./audio.ts";
 import { playKit, readKit } from "./hydrogen-kit.ts";
@@ -94,6 +101,24 @@ export const RESERVED_PACKAGES = [
 export const RESERVED_SOUNDS = [/GMRockKit/i, /freepats/i, /LibriVox/i] as const;
 
 type InstrumentRender = Extract<Render, { type: "instrument" }>;
+
+/**
+ * A GM soundfont by FluidSynth: the part on the GM drum channel for the drums slot, else on an ordinary one; or a
+ * drum kit that its soundfont plays on an ordinary channel (`kit`, the AVL Drumkits: playedByKit).
+ */
+function fluidSynth(soundfont: string, kit?: DrumKit): InstrumentRender {
+  return {
+    type: "instrument",
+    play: async (notes, ctx) => {
+      const channel = ctx.slot === "drums" ? 9 : 0;
+      const plain = { name: "comp" as const, program: ctx.program, channel, volume: 127, pan: 64, notes: [...notes] };
+      const [part] = kit ? playedByKit([plain], kit) : [plain];
+      const audio = await withScratch((dir) => renderMidi(midiFile([part as Part]), `${dir}/part`, soundfont));
+      const stereo = fitted([audio[0] as Float32Array, (audio[1] ?? audio[0]) as Float32Array], ctx.length);
+      return [scaled(stereo, ctx.gains[0])[0], scaled(stereo, ctx.gains[1])[1]] as Stereo;
+    },
+  };
+}
 
 const hydrogen = (dir: string): InstrumentRender => ({
   type: "instrument",
@@ -416,36 +441,49 @@ export const FAMILIES: readonly Family[] = [
     what: "FluidSynth with the FluidR3 GM soundfont, every GM program and the GM kits: the test corpus' family",
     packages: ["fluidsynth", "fluid-soundfont-gm"],
     status: "corpus",
-    render: {
-      type: "instrument",
-      play: async (notes, ctx) => {
-        const channel = ctx.slot === "drums" ? 9 : 0;
-        const part = { name: "comp" as const, program: ctx.program, channel, volume: 127, pan: 64, notes: [...notes] };
-        const audio = await withScratch((dir) => renderMidi(midiFile([part]), `${dir}/part`));
-        const stereo = fitted([audio[0] as Float32Array, (audio[1] ?? audio[0]) as Float32Array], ctx.length);
-        return [scaled(stereo, ctx.gains[0])[0], scaled(stereo, ctx.gains[1])[1]] as Stereo;
-      },
-    },
+    render: fluidSynth(SOUNDFONT),
   },
-  // What the separation network trained on (tools/separation-model): listed, never rendered here.
+  // What the separation network trained on (tools/separation-model). Two soundfonts and the two kits are rendered
+  // for the analysis' development plan only (tracks.ts: the analysis never trained on anything, so another
+  // engine's and real drums' sound to tune on without looking at the held-out families); never scored for
+  // separation, which trained on them.
+  {
+    id: "timgm6mb",
+    kind: "gm-engine",
+    what: "TimGM6mb GM soundfont by FluidSynth",
+    packages: ["timgm6mb-soundfont"],
+    status: "training",
+    render: fluidSynth(TIMGM6MB),
+  },
+  {
+    id: "musescore-general",
+    kind: "gm-engine",
+    what: "MuseScore General GM soundfont by FluidSynth",
+    packages: ["musescore-general-soundfont"],
+    status: "training",
+    render: fluidSynth(MUSESCORE_GENERAL),
+  },
+  {
+    id: "avl-black-pearl",
+    kind: "drums",
+    what: "AVL Drumkits' Black Pearl (and Hydrogen's 'The Black Pearl 1.0', the same recordings)",
+    packages: ["avldrums.lv2-soundfont", "hydrogen-drumkits"],
+    status: "training",
+    render: fluidSynth(AVL_BLACK_PEARL.file, AVL_BLACK_PEARL),
+  },
+  {
+    id: "avl-red-zeppelin",
+    kind: "drums",
+    what: "AVL Drumkits' Red Zeppelin",
+    packages: ["avldrums.lv2-soundfont"],
+    status: "training",
+    render: fluidSynth(AVL_RED_ZEPPELIN.file, AVL_RED_ZEPPELIN),
+  },
+  // The rest of the training families: listed, never rendered here.
   ...(
     [
-      ["timgm6mb", "gm-engine", "TimGM6mb GM soundfont by FluidSynth", ["timgm6mb-soundfont"]],
-      [
-        "musescore-general",
-        "gm-engine",
-        "MuseScore General GM soundfont by FluidSynth",
-        ["musescore-general-soundfont"],
-      ],
       ["csound-gm", "gm-engine", "the csound GM soundfont bank by FluidSynth", ["csound-soundfont"]],
       ["opl3-fm", "gm-engine", "an OPL3 FM soundfont by FluidSynth", ["opl3-soundfont"]],
-      [
-        "avl-black-pearl",
-        "drums",
-        "AVL Drumkits' Black Pearl (and Hydrogen's 'The Black Pearl 1.0', the same recordings)",
-        ["avldrums.lv2-soundfont", "hydrogen-drumkits"],
-      ],
-      ["avl-red-zeppelin", "drums", "AVL Drumkits' Red Zeppelin", ["avldrums.lv2-soundfont"]],
       ["festival-slt-hts", "voice-spoken", "Festival's cmu_us_slt_arctic_hts voice", ["festvox-us-slt-hts"]],
       ["festival-kal", "voice-spoken", "Festival's kal_diphone voice", ["festvox-kallpc16k"]],
       ["festival-ca-ona-hts", "voice-spoken", "Festival's Catalan upc_ca_ona_hts voice", ["festvox-ca-ona-hts"]],

@@ -3,9 +3,11 @@
  * soundfonts other than FluidR3 (packages timgm6mb-soundfont, musescore-general-soundfont, csound-soundfont,
  * opl3-soundfont), with the share of the songs each plays.
  */
+export const TIMGM6MB = "/usr/share/sounds/sf2/TimGM6mb.sf2";
+export const MUSESCORE_GENERAL = "/usr/share/sounds/sf3/MuseScore_General.sf3";
 export const TRAINING_SOUNDFONTS = [
-  { name: "timgm6mb", file: "/usr/share/sounds/sf2/TimGM6mb.sf2", seed: 18_004, share: 0.35 },
-  { name: "musescore", file: "/usr/share/sounds/sf3/MuseScore_General.sf3", seed: 18_005, share: 0.2 },
+  { name: "timgm6mb", file: TIMGM6MB, seed: 18_004, share: 0.35 },
+  { name: "musescore", file: MUSESCORE_GENERAL, seed: 18_005, share: 0.2 },
   { name: "csound", file: "/usr/share/sounds/sf2/sf_GMbank.sf2", seed: 18_006, share: 0.25 },
   { name: "opl3", file: "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2", seed: 18_007, share: 0.2 },
 ] as const;
@@ -15,17 +17,16 @@ export const TRAINING_SOUNDFONTS = [
  * 4-piece kit's kick, snare, hi-hats, toms and cymbals on the GM keys 36–61, in bank 0 program 0, so they are
  * played on an ordinary channel (render-drum-hits.ts, and the drums of some songs in render-training.ts).
  */
-export const ACOUSTIC_DRUM_KITS = [
-  {
-    name: "avl-black-pearl",
-    file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2",
-    seed: 18_008,
-    keys: { first: 36, last: 61 },
-  },
-  {
-    name: "avl-red-zeppelin",
-    file: "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2",
-    seed: 18_009,
-    keys: { first: 36, last: 61 },
-  },
-] as const;
+export const AVL_BLACK_PEARL = {
+  name: "avl-black-pearl",
+  file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2",
+  seed: 18_008,
+  keys: { first: 36, last: 61 },
+} as const;
+export const AVL_RED_ZEPPELIN = {
+  name: "avl-red-zeppelin",
+  file: "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2",
+  seed: 18_009,
+  keys: { first: 36, last: 61 },
+} as const;
+export const ACOUSTIC_DRUM_KITS = [AVL_BLACK_PEARL, AVL_RED_ZEPPELIN] as const;
