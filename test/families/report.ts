@@ -83,15 +83,18 @@ const SEPARATORS: Separator[] = [
 const cell = (s: SeparationSummary | undefined) =>
   s ? `${fix(s.target)}/${fix(s.oracleTarget)} ${fix(s.targetRatio)}` : "–";
 
-/** The drum elements of each drum family alone: four hits each, the share of the network's outputs in drums. */
+/**
+ * The drum elements of each drum family alone: four hits each, the share of the network's outputs in drums. Not the
+ * training families' (the network trained on them; they are rendered for the analysis' development plan only).
+ */
 async function drumElements(): Promise<{ family: string; status: string; shares: Record<string, number> }[]> {
   const keys = [...new Set(Object.values(GM_ELEMENT))].map(
     (element) => [element, Number(Object.entries(GM_ELEMENT).find(([, e]) => e === element)?.[0])] as const,
   );
   const rows = [];
   for (const family of FAMILIES) {
-    if (family.render.type !== "instrument" || !(family.kind.startsWith("drums") || family.kind === "gm-engine"))
-      continue;
+    const drumKind = family.kind.startsWith("drums") || family.kind === "gm-engine";
+    if (family.render.type !== "instrument" || !drumKind || family.status === "training") continue;
     const shares: Record<string, number> = {};
     for (const [element, key] of keys) {
       const notes: NoteEvent[] = [0, 1, 2, 3].map((k) => ({
