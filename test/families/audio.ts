@@ -110,17 +110,20 @@ export async function readFloat(file: string): Promise<Stereo> {
   return [channels[0] as Float32Array, (channels[1] ?? channels[0]) as Float32Array];
 }
 
-/** `audio` through an ffmpeg audio filter graph (e.g. "equalizer=f=300:t=q:w=1:g=-4,aecho=…"), the same length out. */
-export async function ffmpegFilter(audio: Stereo, filter: string): Promise<Stereo> {
+/**
+ * `audio` (mono or stereo) through an ffmpeg audio filter graph (e.g. "equalizer=f=300:t=q:w=1:g=-4,aecho=…"), with
+ * as many channels and the same length out; a mono result comes back in both channels, as readFloat gives it.
+ */
+export async function ffmpegFilter(audio: Stereo | [Float32Array], filter: string): Promise<Stereo> {
   return withScratch(async (dir) => {
     const input = path.join(dir, "in.wav");
     const output = path.join(dir, "out.wav");
     await writeFloat(input, audio);
     await ffmpeg([
       ...["-nostdin", "-i", input, "-af", filter],
-      ...["-ar", String(SAMPLE_RATE), "-ac", "2", "-c:a", "pcm_f32le", output],
+      ...["-ar", String(SAMPLE_RATE), "-ac", String(audio.length), "-c:a", "pcm_f32le", output],
     ]);
-    return fitted(await readFloat(output), frames(audio));
+    return fitted(await readFloat(output), audio[0].length);
   });
 }
 

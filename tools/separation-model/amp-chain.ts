@@ -7,9 +7,7 @@
  * mixes place rhythm guitars. The test families' amplifiers (Guitarix, sox's overdrive, test/families/amp.ts) are
  * held out: none of this chain's packages is theirs.
  */
-import path from "node:path";
-import { panGains, readFloat, rmsDb, SAMPLE_RATE, withScratch, writeFloat } from "../../test/families/audio.ts";
-import { ffmpeg } from "../../test/helpers/media.ts";
+import { ffmpegFilter, panGains, rmsDb, SAMPLE_RATE } from "../../test/families/audio.ts";
 import { Rng } from "../../test/music/synth.ts";
 
 interface Take {
@@ -22,24 +20,14 @@ interface Take {
 
 /** Mono DI through AmpVTS and CabinetIV with the take's settings, levelled to the DI's RMS. */
 async function amplifyTake(di: Float32Array, take: Take): Promise<Float32Array> {
-  return withScratch(async (dir) => {
-    const input = path.join(dir, "di.wav");
-    const output = path.join(dir, "amp.wav");
-    // The DI enters at a peak of 0.5, so the boost and gain drive every part alike.
-    const peak = di.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
-    await writeFloat(input, [di.map((v) => (v / peak) * 0.5)]);
-    const boost = `volume=${(10 ** (take.boostDb / 20)).toFixed(3)}`;
-    const amp = `ladspa=f=caps:p=AmpVTS:c=c0=1|c1=${take.gain.toFixed(3)}|c4=${take.toneStack}`;
-    const cabinet = `ladspa=f=caps:p=CabinetIV:c=c0=${take.cabinet}`;
-    await ffmpeg([
-      ...["-nostdin", "-i", input, "-af", `${boost},${amp},${cabinet}`],
-      ...["-ar", String(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_f32le", output],
-    ]);
-    const out = new Float32Array(di.length);
-    out.set((await readFloat(output))[0].subarray(0, di.length));
-    const gain = 10 ** ((rmsDb([di]) - rmsDb([out])) / 20);
-    return Number.isFinite(gain) ? out.map((v) => v * gain) : out;
-  });
+  // The DI enters at a peak of 0.5, so the boost and gain drive every part alike.
+  const peak = di.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+  const boost = `volume=${(10 ** (take.boostDb / 20)).toFixed(3)}`;
+  const amp = `ladspa=f=caps:p=AmpVTS:c=c0=1|c1=${take.gain.toFixed(3)}|c4=${take.toneStack}`;
+  const cabinet = `ladspa=f=caps:p=CabinetIV:c=c0=${take.cabinet}`;
+  const [out] = await ffmpegFilter([di.map((v) => (v / peak) * 0.5)], `${boost},${amp},${cabinet}`);
+  const gain = 10 ** ((rmsDb([di]) - rmsDb([out])) / 20);
+  return Number.isFinite(gain) ? out.map((v) => v * gain) : out;
 }
 
 /**
