@@ -17,16 +17,18 @@ export const TRAINING_SOUNDFONTS = [
  * 4-piece kit's kick, snare, hi-hats, toms and cymbals on the GM keys 36–61, in bank 0 program 0, so they are
  * played on an ordinary channel (render-drum-hits.ts, and the drums of some songs in render-training.ts).
  */
+/** The GM keys every AVL 4-piece kit plays. */
+const AVL_KEYS = { first: 36, last: 61 } as const;
 export const AVL_BLACK_PEARL = {
   name: "avl-black-pearl",
   file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2",
   seed: 18_008,
-  keys: { first: 36, last: 61 },
+  keys: AVL_KEYS,
 } as const;
 export const AVL_RED_ZEPPELIN = {
   name: "avl-red-zeppelin",
   file: "/usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2",
   seed: 18_009,
-  keys: { first: 36, last: 61 },
+  keys: AVL_KEYS,
 } as const;
 export const ACOUSTIC_DRUM_KITS = [AVL_BLACK_PEARL, AVL_RED_ZEPPELIN] as const;
