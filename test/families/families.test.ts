@@ -27,7 +27,7 @@ import {
   separationByFamily,
   type TrackFigures,
 } from "./scoring.ts";
-import { quickPlan } from "./tracks.ts";
+import { DEVELOPMENT_SCORES, developmentPlan, fullPlan, quickPlan, SCORES } from "./tracks.ts";
 
 const missing = missingPackages(RENDERED_PACKAGES);
 const needPackages = () =>
@@ -76,6 +76,13 @@ test("the registry never names a reserved package or sound, nor a training famil
   for (const family of heldOut)
     for (const pkg of family.packages)
       assert.ok(!training.has(pkg) || pkg === "hydrogen-drumkits", `${family.id} shares ${pkg} with training`);
+});
+
+test("the development plan plays no held-out score", () => {
+  const heldOutLumps = new Set(SCORES.map(([lump]) => lump));
+  for (const [lump] of DEVELOPMENT_SCORES) assert.ok(!heldOutLumps.has(lump), `${lump} is held out`);
+  const heldOutIds = new Set(fullPlan().map((p) => p.id));
+  for (const plan of developmentPlan()) assert.ok(!heldOutIds.has(plan.id), `${plan.id} is a held-out track`);
 });
 
 test("the families' Debian packages are installed", () => needPackages());

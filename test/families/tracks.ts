@@ -88,7 +88,7 @@ interface Entry {
 }
 
 /** Freedoom's levels' music: rock and metal from 90 to 186 BPM (lump name, where the excerpt may start). */
-const SCORES: [string, number][] = [
+export const SCORES: [string, number][] = [
   ["D_E1M1", 0.2],
   ["D_E2M8", 0.2],
   ["D_E3M7", 0.25],
@@ -96,6 +96,21 @@ const SCORES: [string, number][] = [
   ["D_RUNNIN", 0.2],
   ["D_COUNTD", 0.2],
 ];
+
+/**
+ * Freedoom's other music, for the development plan only: real compositions (rock and metal, 110-160 BPM) that no
+ * held-out track plays.
+ */
+export const DEVELOPMENT_SCORES: [string, number][] = [
+  ["D_E1M2", 0.2],
+  ["D_E2M7", 0.2],
+  ["D_E3M3", 0.2],
+  ["D_SHAWN3", 0.2],
+  ["D_TENSE", 0.2],
+  ["D_DDTBL2", 0.2],
+];
+
+const scoreId = (lump: string) => `score-${lump.slice(2).toLowerCase()}`;
 
 function entries(): Entry[] {
   const generated = songSpecs("gen", 6, 51_001).map(
@@ -139,8 +154,8 @@ function entries(): Entry[] {
   ];
   const scores = SCORES.map(
     ([lump, from], k): Entry => ({
-      id: `score-${lump.slice(2).toLowerCase()}`,
-      material: () => freedoomExcerpt(`score-${lump.slice(2).toLowerCase()}`, lump, 30, from),
+      id: scoreId(lump),
+      material: () => freedoomExcerpt(scoreId(lump), lump, 30, from),
       speechOver: k % 2 === 0,
     }),
   );
@@ -207,6 +222,11 @@ export function developmentPlan(): TrackPlan[] {
       "dev-electronic-130",
       () => electronicSong(spec("dev-electronic-130", 52_300_003, "four-on-the-floor", 130, "4/4", 3, "minor")),
     ],
+    // Scores people wrote (added 2026-12-05): the generated songs' harmony and form are the generator's own.
+    ...DEVELOPMENT_SCORES.map(([lump, from]): [string, () => Material] => [
+      `dev-${scoreId(lump)}`,
+      () => freedoomExcerpt(`dev-${scoreId(lump)}`, lump, 30, from),
+    ]),
   ];
   const fluid = songs.map(
     ([id, material]): TrackPlan => ({ id, material, families: everySlot("fluidr3"), mix: "mix-plain" }),
@@ -235,8 +255,7 @@ export function quickPlan(): TrackPlan[] {
     if (!entry) throw new Error(`no track ${id}`);
     return () => excerpt(entry.material(), SECONDS);
   };
-  const score = (lump: string, from: number) => () =>
-    freedoomExcerpt(`quick-score-${lump.slice(2).toLowerCase()}`, lump, SECONDS, from);
+  const score = (lump: string, from: number) => () => freedoomExcerpt(`quick-${scoreId(lump)}`, lump, SECONDS, from);
   const quick = (
     id: string,
     material: () => Material,
