@@ -248,15 +248,23 @@ function barPositions(onsets: OnsetEnvelope, beatTimes: number[], beatSegments: 
 }
 
 /**
+ * The final sound's chroma is taken from this long after its onset (or from halfway through a shorter one): a
+ * final chord that swells in softly (a pad) comes after the last strong onset, and the short notes of the chord
+ * before it (an off-beat bass, a hi-hat: 0.2 s and their release) still sound in its first moments.
+ */
+const SETTLE_SECONDS = 0.5;
+
+/**
  * The final sound (from the last strong onset to the end) as one more chord: the key's closing cue should not
- * depend on a beat falling on the final hit.
+ * depend on a beat falling on the final hit. Its chroma is what rings once it has settled (SETTLE_SECONDS).
  */
 function closingChord(chroma: Chromagram, onsets: OnsetEnvelope, duration: number, floor: number) {
   const finalStart = lastStrongOnset(onsets.strength, onsets.frameRate);
+  const from = finalStart + Math.max(0.09, Math.min(SETTLE_SECONDS, (duration - finalStart) / 2));
   const [chord] = recognizeChords([
     {
-      treble: normalizeChroma(averageFrames(chroma.treble, chroma.hopSeconds, finalStart + 0.09, duration), floor),
-      bass: normalizeChroma(averageFrames(chroma.bass, chroma.hopSeconds, finalStart + 0.09, duration), floor * 0.01),
+      treble: normalizeChroma(averageFrames(chroma.treble, chroma.hopSeconds, from, duration), floor),
+      bass: normalizeChroma(averageFrames(chroma.bass, chroma.hopSeconds, from, duration), floor * 0.01),
       barStart: true,
     },
   ]);
