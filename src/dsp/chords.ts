@@ -66,10 +66,12 @@ const BASS_WEIGHT = 0.5;
 /** How sharply the emission scores decide against the transitions, for chroma of the corpus' contrast (below). */
 const SHARPNESS = 20;
 /**
- * The corpus' typical contrast between the chords' emission scores (their standard deviation over the 24 triads in
- * a segment, the median over a piece: 0.10–0.18 on the corpus' tuning split). Distorted guitars, cymbals and reverb
- * flatten the chroma (0.04–0.06 on such music), and the same transition costs then keep one chord for a whole
- * piece: the sharpness grows by how much flatter a piece's chroma is, up to MAX_SHARPENING times.
+ * The contrast between the chords' emission scores (their standard deviation over the 24 triads in a segment, the
+ * median over a piece) below which the emissions are sharpened: the corpus' development and tuning songs have
+ * 0.07–0.25 (median 0.17); distorted guitars, cymbals and reverb flatten the chroma (the family development plan's
+ * metal songs and scores 0.07–0.09), and the same transition costs then keep one chord for many bars. The
+ * sharpness grows by REFERENCE_SPREAD over a piece's contrast, up to MAX_SHARPENING times; 0.15 was chosen on the
+ * family development plan (docs/decisions.md).
  */
 const REFERENCE_SPREAD = 0.15;
 const MAX_SHARPENING = 3;
