@@ -76,18 +76,6 @@ const SHARPNESS = 20;
 const REFERENCE_SPREAD = 0.15;
 const MAX_SHARPENING = 3;
 
-/** The median over the sounding segments of the emission scores' standard deviation across the triads. */
-function emissionSpread(segments: ChordSegmentInput[]): number {
-  const spreads: number[] = [];
-  for (const segment of segments) {
-    if (!segment.treble) continue;
-    const e = CHORDS.map((_, state) => emission(segment, state));
-    const mean = e.reduce((a, v) => a + v, 0) / e.length;
-    spreads.push(Math.sqrt(e.reduce((a, v) => a + (v - mean) ** 2, 0) / e.length));
-  }
-  spreads.sort((a, b) => a - b);
-  return spreads[Math.floor(spreads.length / 2)] ?? REFERENCE_SPREAD;
-}
 const N_SCORE = 0.2;
 /** Chance that the chord stays the same across a bar line, and from beat to beat within a bar. */
 const STAY_AT_BAR = 0.5;
@@ -124,6 +112,24 @@ function bassSupport(bass: Float32Array | null, chord: ChordLabel): number {
 }
 
 /**
+ * The emission scores' sharpness for a piece: SHARPNESS, times REFERENCE_SPREAD over the median across its sounding
+ * segments of the scores' standard deviation over the triads (`emissions`: per segment, every state's score, "N"
+ * last), from 1 to MAX_SHARPENING times.
+ */
+function sharpnessOf(segments: ChordSegmentInput[], emissions: Float64Array[]): number {
+  const spreads: number[] = [];
+  segments.forEach((segment, i) => {
+    if (!segment.treble) return;
+    const triads = (emissions[i] as Float64Array).subarray(0, CHORDS.length);
+    const mean = triads.reduce((a, v) => a + v, 0) / triads.length;
+    spreads.push(Math.sqrt(triads.reduce((a, v) => a + (v - mean) ** 2, 0) / triads.length));
+  });
+  spreads.sort((a, b) => a - b);
+  const spread = spreads[Math.floor(spreads.length / 2)] ?? REFERENCE_SPREAD;
+  return SHARPNESS * Math.min(MAX_SHARPENING, Math.max(1, REFERENCE_SPREAD / Math.max(1e-6, spread)));
+}
+
+/**
  * One chord per segment by template matching and Viterbi smoothing over an HMM whose states are the
  * vocabulary (Sheh & Ellis 2003, "Chord segmentation and recognition using EM-trained hidden Markov models";
  * templates as in Fujishima 1999). Changes are cheap at bar starts and dear elsewhere, since harmony
@@ -133,8 +139,8 @@ export function recognizeChords(segments: ChordSegmentInput[]): (ChordLabel | nu
   const states = CHORDS.length + 1;
   const n = segments.length;
   if (n === 0) return [];
-  const sharpness =
-    SHARPNESS * Math.min(MAX_SHARPENING, Math.max(1, REFERENCE_SPREAD / Math.max(1e-6, emissionSpread(segments))));
+  const emissions = segments.map((segment) => Float64Array.from({ length: states }, (_, s) => emission(segment, s)));
+  const sharpness = sharpnessOf(segments, emissions);
   const logStay = { bar: Math.log(STAY_AT_BAR), other: Math.log(STAY_WITHIN_BAR) };
   const logMove = {
     bar: Math.log((1 - STAY_AT_BAR) / (states - 1)),
@@ -142,7 +148,7 @@ export function recognizeChords(segments: ChordSegmentInput[]): (ChordLabel | nu
   };
   let score = Float64Array.from(
     { length: states },
-    (_, s) => sharpness * emission(segments[0] as ChordSegmentInput, s),
+    (_, s) => sharpness * ((emissions[0] as Float64Array)[s] as number),
   );
   const back: Int32Array[] = [];
   for (let i = 1; i < n; i++) {
@@ -156,7 +162,7 @@ export function recognizeChords(segments: ChordSegmentInput[]): (ChordLabel | nu
       const stay = (score[s] as number) + logStay[kind];
       const move = (score[bestPrevious] as number) + logMove[kind];
       const [value, link] = stay >= move || bestPrevious === s ? [stay, s] : [move, bestPrevious];
-      next[s] = value + sharpness * emission(segment, s);
+      next[s] = value + sharpness * ((emissions[i] as Float64Array)[s] as number);
       links[s] = link;
     }
     back.push(links);

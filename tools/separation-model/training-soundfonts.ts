@@ -12,13 +12,13 @@ export const TRAINING_SOUNDFONTS = [
   { name: "opl3", file: "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2", seed: 18_007, share: 0.2 },
 ] as const;
 
+/** The GM keys every AVL 4-piece kit plays. */
+const AVL_KEYS = { first: 36, last: 61 } as const;
 /**
  * Acoustic drum kits sampled from real drums (Debian package avldrums.lv2-soundfont, the AVL Drumkits): a
  * 4-piece kit's kick, snare, hi-hats, toms and cymbals on the GM keys 36–61, in bank 0 program 0, so they are
  * played on an ordinary channel (render-drum-hits.ts, and the drums of some songs in render-training.ts).
  */
-/** The GM keys every AVL 4-piece kit plays. */
-const AVL_KEYS = { first: 36, last: 61 } as const;
 export const AVL_BLACK_PEARL = {
   name: "avl-black-pearl",
   file: "/usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2",
