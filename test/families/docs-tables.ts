@@ -1,0 +1,108 @@
+/**
+ * The analysis tables of docs/families.md, written from the figures report.ts saved (docs/families.json by
+ * default), so that the page is pasted from the measurement rather than copied by hand:
+ *   node test/families/docs-tables.ts [FILE] [--write]
+ * Prints four Markdown tables: the analysis per family with the held-out mean, per style, per track, and key,
+ * chords and bpm under transposition and stretch (when the file has them). With --write, each replaces the table of
+ * docs/families.md that has the same header row instead; the prose around them is left to be written.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+
+type Summary = Record<string, number>;
+interface FamilyRow {
+  family: string;
+  status: string;
+  summary: Summary;
+}
+interface Figures {
+  analysis?: {
+    families: FamilyRow[];
+    heldOutMean: Summary;
+    styles: { style: string; summary: Summary }[];
+    perTrack: Record<string, string | number | null>[];
+  };
+  invariance?: { families: FamilyRow[]; heldOutMean: Summary; allTracks: Summary };
+}
+
+const percent = (x: number | undefined) => (x === undefined || x === null ? "–" : `${Math.round(x * 100)} %`);
+const decimal = (x: number | undefined | null) => (x === undefined || x === null ? "–" : x.toFixed(2));
+const line = (cells: (string | number)[]) => `|${cells.map((c) => (c === "" ? " " : ` ${c} `)).join("|")}|`;
+const rule = (left: number, right: number) => `|${"---|".repeat(left)}${"---:|".repeat(right)}`;
+
+/** The analysis columns, in the page's order. */
+const analysisCells = (s: Summary) => [
+  percent(s.tempoWithin4Percent),
+  percent(s.octaveErrors),
+  decimal(s.beatF),
+  decimal(s.downbeatF),
+  percent(s.keyExact),
+  decimal(s.chordOverlap),
+  decimal(s.sectionBoundaryF),
+  decimal(s.sectionPairwiseF),
+  percent(s.sectionLabelsEnough),
+];
+const ANALYSIS_HEAD =
+  "tempo ±4 % | octave errors | beat F | downbeat F | key exact | chord overlap | section boundary F | section pairwise F | enough labels";
+
+const args = process.argv.slice(2);
+const file = args.find((a) => !a.startsWith("--")) ?? "docs/families.json";
+const figures = JSON.parse(readFileSync(file, "utf8")) as Figures;
+const out: string[] = [];
+if (figures.analysis) {
+  const a = figures.analysis;
+  out.push(`| family | status | tracks | ${ANALYSIS_HEAD} |`, rule(2, 10));
+  for (const f of a.families)
+    out.push(line([`\`${f.family}\``, f.status, f.summary.tracks ?? 0, ...analysisCells(f.summary)]));
+  out.push(
+    line([`**mean over ${a.heldOutMean.families} held-out families**`, "", "", ...analysisCells(a.heldOutMean)]),
+  );
+  out.push("", `| style | tracks | ${ANALYSIS_HEAD} |`, rule(1, 10));
+  for (const s of a.styles) out.push(line([s.style, s.summary.tracks ?? 0, ...analysisCells(s.summary)]));
+  out.push(
+    "",
+    "| track | truth BPM | found | tempo | beat F | downbeat F | key (truth→found) | chord overlap | section boundary F | section pairwise F |",
+    "|---|---:|---:|---|---:|---:|---|---:|---:|---:|",
+  );
+  for (const t of a.perTrack)
+    out.push(
+      line([
+        String(t.id),
+        String(t.truthBpm),
+        t.bpm === null ? "–" : String(t.bpm),
+        String(t.tempo),
+        decimal(t.beatF as number),
+        decimal(t.downbeatF as number),
+        String(t.key),
+        decimal(t.chordOverlap as number),
+        decimal(t.sectionBoundaryF as number | null),
+        decimal(t.sectionPairwiseF as number | null),
+      ]),
+    );
+}
+if (figures.invariance) {
+  const v = figures.invariance;
+  const cells = (s: Summary) => [percent(s.keyFollows), decimal(s.chordsFollowMean), percent(s.tempoFollows)];
+  out.push("", "| family | status | tracks | key follows | chord roots follow | bpm follows |", rule(2, 4));
+  for (const f of v.families) out.push(line([`\`${f.family}\``, f.status, f.summary.tracks ?? 0, ...cells(f.summary)]));
+  out.push(line([`**mean over ${v.heldOutMean.families} held-out families**`, "", "", ...cells(v.heldOutMean)]));
+  out.push(line([`all ${v.allTracks.tracks} tracks`, "", "", ...cells(v.allTracks)]));
+}
+
+/** `page` with each of `tables` (blank-line separated) put in place of the page's table with the same header row. */
+function replaceTables(page: string, tables: string): string {
+  const lines = page.split("\n");
+  for (const table of tables.split("\n\n")) {
+    const rows = table.split("\n");
+    const start = lines.indexOf(rows[0] as string);
+    if (start < 0) throw new Error(`docs/families.md has no table headed ${rows[0]}`);
+    let end = start;
+    while (lines[end]?.startsWith("|")) end++;
+    lines.splice(start, end - start, ...rows);
+  }
+  return lines.join("\n");
+}
+
+const tables = out.join("\n");
+if (args.includes("--write"))
+  writeFileSync("docs/families.md", replaceTables(readFileSync("docs/families.md", "utf8"), tables));
+else console.log(tables);
