@@ -15,7 +15,9 @@
 import {
   AVL_BLACK_PEARL,
   AVL_RED_ZEPPELIN,
+  CSOUND_GM,
   MUSESCORE_GENERAL,
+  OPL3_FM,
   TIMGM6MB,
 } from "../../tools/separation-model/training-soundfonts.ts";
 import { midiFile } from "../corpus/midi.ts";
@@ -443,7 +445,7 @@ export const FAMILIES: readonly Family[] = [
     status: "corpus",
     render: fluidSynth(SOUNDFONT),
   },
-  // What the separation network trained on (tools/separation-model). Two soundfonts and the two kits are rendered
+  // What the separation network trained on (tools/separation-model). Its four soundfonts and two kits are rendered
   // for the analysis' development plan only (tracks.ts: the analysis never trained on anything, so another
   // engine's and real drums' sound to tune on without looking at the held-out families); never scored for
   // separation, which trained on them.
@@ -464,6 +466,22 @@ export const FAMILIES: readonly Family[] = [
     render: fluidSynth(MUSESCORE_GENERAL),
   },
   {
+    id: "csound-gm",
+    kind: "gm-engine",
+    what: "the csound GM soundfont bank by FluidSynth",
+    packages: ["csound-soundfont"],
+    status: "training",
+    render: fluidSynth(CSOUND_GM),
+  },
+  {
+    id: "opl3-fm",
+    kind: "gm-engine",
+    what: "an OPL3 FM soundfont by FluidSynth (FM synthesis, its drums too)",
+    packages: ["opl3-soundfont"],
+    status: "training",
+    render: fluidSynth(OPL3_FM),
+  },
+  {
     id: "avl-black-pearl",
     kind: "drums",
     what: "AVL Drumkits' Black Pearl (and Hydrogen's 'The Black Pearl 1.0', the same recordings)",
@@ -482,8 +500,6 @@ export const FAMILIES: readonly Family[] = [
   // The rest of the training families: listed, never rendered here.
   ...(
     [
-      ["csound-gm", "gm-engine", "the csound GM soundfont bank by FluidSynth", ["csound-soundfont"]],
-      ["opl3-fm", "gm-engine", "an OPL3 FM soundfont by FluidSynth", ["opl3-soundfont"]],
       ["festival-slt-hts", "voice-spoken", "Festival's cmu_us_slt_arctic_hts voice", ["festvox-us-slt-hts"]],
       ["festival-kal", "voice-spoken", "Festival's kal_diphone voice", ["festvox-kallpc16k"]],
       ["festival-ca-ona-hts", "voice-spoken", "Festival's Catalan upc_ca_ona_hts voice", ["festvox-ca-ona-hts"]],

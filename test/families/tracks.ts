@@ -34,6 +34,8 @@ const VOICES = [SUNG[0], SPOKEN[0], SUNG[1], SPOKEN[1], SPOKEN[2], SPOKEN[3]] as
 const MIXES = ["mix-plain", "mix-loud", "mix-gentle"];
 /** The development plan's other sound: the separation network's training soundfonts and kits (registry.ts). */
 const TRAINING_ENGINES = ["timgm6mb", "musescore-general"];
+/** And a third: the network's two other soundfonts, an FM synthesiser among them, each with its own drums. */
+const OTHER_TRAINING_ENGINES = ["csound-gm", "opl3-fm"];
 const TRAINING_KITS = ["avl-black-pearl", "avl-red-zeppelin"];
 
 /** A spec of the corpus generator's shape. */
@@ -241,7 +243,17 @@ export function developmentPlan(): TrackPlan[] {
       mix: "mix-plain",
     }),
   );
-  return [...fluid, ...other];
+  // Once more by two engines of another kind (FM synthesis, a csound bank), drums included: synthesised sound
+  // such as the held-out synth families', which sample-based soundfonts alone did not show (added 2026-12-05).
+  const synthesised = songs.map(
+    ([id, material], i): TrackPlan => ({
+      id: `${id}-fm`,
+      material,
+      families: everySlot(rotate(OTHER_TRAINING_ENGINES, i)),
+      mix: "mix-plain",
+    }),
+  );
+  return [...fluid, ...other, ...synthesised];
 }
 
 /**

@@ -5,11 +5,13 @@
  */
 export const TIMGM6MB = "/usr/share/sounds/sf2/TimGM6mb.sf2";
 export const MUSESCORE_GENERAL = "/usr/share/sounds/sf3/MuseScore_General.sf3";
+export const CSOUND_GM = "/usr/share/sounds/sf2/sf_GMbank.sf2";
+export const OPL3_FM = "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2";
 export const TRAINING_SOUNDFONTS = [
   { name: "timgm6mb", file: TIMGM6MB, seed: 18_004, share: 0.35 },
   { name: "musescore", file: MUSESCORE_GENERAL, seed: 18_005, share: 0.2 },
-  { name: "csound", file: "/usr/share/sounds/sf2/sf_GMbank.sf2", seed: 18_006, share: 0.25 },
-  { name: "opl3", file: "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2", seed: 18_007, share: 0.2 },
+  { name: "csound", file: CSOUND_GM, seed: 18_006, share: 0.25 },
+  { name: "opl3", file: OPL3_FM, seed: 18_007, share: 0.2 },
 ] as const;
 
 /** The GM keys every AVL 4-piece kit plays. */
