@@ -50,16 +50,19 @@ export interface ChordOccurrence {
  * How well chords fit a key, by harmonic function: tonic, dominant and subdominant chords count most,
  * other diatonic chords less, chords foreign to the key against it (the chord-based side of key finding, cf.
  * Papadopoulos & Peeters 2011, "Local key estimation from an audio signal relying on harmonic and metrical
- * structures"). Minor keys count the major dominant (harmonic minor) as their own.
+ * structures"). Minor keys count the major dominant (harmonic minor) as their own, and a major chord on their
+ * tonic at half weight: power chords (root and fifth, which distorted guitars play) are recognised as major, so a
+ * minor metal song's tonic chord reads major (as may a Picardy third).
  */
 const FUNCTION_WEIGHTS: Record<"major" | "minor", Record<string, number>> = {
   major: { "0maj": 1, "7maj": 0.8, "5maj": 0.8, "9min": 0.6, "2min": 0.6, "4min": 0.4 },
-  minor: { "0min": 1, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
+  minor: { "0min": 1, "0maj": 0.5, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
 };
 const FOREIGN_WEIGHT = -0.3;
 /**
  * Pieces mostly start on their tonic chord, and end on its root more often still (the final cadence; only the
- * root counts there, since a long-ringing last chord's third is the easiest part to mishear).
+ * root counts there, since a long-ringing last chord's third is the easiest part to mishear). An opening chord on
+ * the tonic of the other quality (a power chord read as major) earns half the opening bonus.
  */
 const OPENING_TONIC_BONUS = 0.3;
 const CLOSING_TONIC_BONUS = 0.5;
@@ -74,11 +77,8 @@ function harmonicFit(chords: ChordOccurrence[], tonic: number, mode: "major" | "
   }
   const isTonic = (chord: ChordOccurrence | undefined) =>
     chord !== undefined && chord.root === tonic && chord.quality === (mode === "major" ? "maj" : "min");
-  return (
-    fit / total +
-    (isTonic(chords[0]) ? OPENING_TONIC_BONUS : 0) +
-    (chords.at(-1)?.root === tonic ? CLOSING_TONIC_BONUS : 0)
-  );
+  const opening = isTonic(chords[0]) ? OPENING_TONIC_BONUS : chords[0]?.root === tonic ? OPENING_TONIC_BONUS / 2 : 0;
+  return fit / total + opening + (chords.at(-1)?.root === tonic ? CLOSING_TONIC_BONUS : 0);
 }
 
 /**
