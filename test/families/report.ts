@@ -22,6 +22,7 @@ import {
   aloneByFamily,
   analysisByFamily,
   analysisByStyle,
+  analysisOverAll,
   heldOutAloneMean,
   heldOutMean,
   heldOutSeparationMean,
@@ -245,10 +246,13 @@ if (doAnalysis) {
   const styles = analysisByStyle(scored);
   console.log("\nANALYSIS per style");
   for (const r of styles) console.log(pad([r.style, "", ...values(r.summary)], widths));
+  const allTracks = analysisOverAll(scored);
+  console.log(pad(["all tracks", "", ...values(allTracks)], widths));
   report.analysis = {
     families: rows,
     heldOutMean: mean,
     styles,
+    allTracks,
     perTrack: scored.flatMap((s) => (s.analysis ? [s.analysis] : [])),
   };
   if (flag("--tracks"))
