@@ -24,8 +24,8 @@ interface Figures {
   invariance?: { families: FamilyRow[]; heldOutMean: Summary; allTracks: Summary };
 }
 
-const percent = (x: number | undefined) => (x === undefined || x === null ? "–" : `${Math.round(x * 100)} %`);
-const decimal = (x: number | undefined | null) => (x === undefined || x === null ? "–" : x.toFixed(2));
+const percent = (x: number | null | undefined) => (x === undefined || x === null ? "–" : `${Math.round(x * 100)} %`);
+const decimal = (x: number | null | undefined) => (x === undefined || x === null ? "–" : x.toFixed(2));
 const line = (cells: (string | number)[]) => `|${cells.map((c) => (c === "" ? " " : ` ${c} `)).join("|")}|`;
 const rule = (left: number, right: number) => `|${"---|".repeat(left)}${"---:|".repeat(right)}`;
 

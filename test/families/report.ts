@@ -12,6 +12,7 @@
 import fsp from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { summarise } from "../analysis/corpus-evaluation.ts";
 import { type InvarianceRow, invarianceRow, summariseInvariance } from "../analysis/invariance.ts";
 import { FOUR_STEM_NAMES, SAMPLE_RATE } from "../corpus/separation-scoring.ts";
 import type { NoteEvent } from "../corpus/types.ts";
@@ -22,7 +23,6 @@ import {
   aloneByFamily,
   analysisByFamily,
   analysisByStyle,
-  analysisOverAll,
   heldOutAloneMean,
   heldOutMean,
   heldOutSeparationMean,
@@ -246,15 +246,10 @@ if (doAnalysis) {
   const styles = analysisByStyle(scored);
   console.log("\nANALYSIS per style");
   for (const r of styles) console.log(pad([r.style, "", ...values(r.summary)], widths));
-  const allTracks = analysisOverAll(scored);
+  const perTrack = scored.flatMap((s) => (s.analysis ? [s.analysis] : []));
+  const allTracks = summarise(perTrack);
   console.log(pad(["all tracks", "", ...values(allTracks)], widths));
-  report.analysis = {
-    families: rows,
-    heldOutMean: mean,
-    styles,
-    allTracks,
-    perTrack: scored.flatMap((s) => (s.analysis ? [s.analysis] : [])),
-  };
+  report.analysis = { families: rows, heldOutMean: mean, styles, allTracks, perTrack };
   if (flag("--tracks"))
     for (const s of scored) if (s.analysis) console.log(`${s.track.id}: ${JSON.stringify(s.analysis)}`);
 }

@@ -279,11 +279,6 @@ export function analysisByStyle(scored: readonly TrackFigures[]): { style: strin
   return [...rows].map(([style, list]) => ({ style, summary: summarise(list) }));
 }
 
-/** The analysis figures over every scored track at once (the development plan has no held-out family to average). */
-export function analysisOverAll(scored: readonly TrackFigures[]): AnalysisSummary {
-  return summarise(scored.flatMap(({ analysis }) => (analysis ? [analysis] : [])));
-}
-
 /** The mean over held-out families of each figure of their summaries (analysis or invariance). */
 export function heldOutMean(rows: readonly { status: Family["status"]; summary: object }[]): Record<string, number> {
   const held = rows.filter((r) => r.status === "held-out");

@@ -230,30 +230,20 @@ export function developmentPlan(): TrackPlan[] {
       () => freedoomExcerpt(`dev-${scoreId(lump)}`, lump, 30, from),
     ]),
   ];
-  const fluid = songs.map(
-    ([id, material]): TrackPlan => ({ id, material, families: everySlot("fluidr3"), mix: "mix-plain" }),
-  );
-  // The same songs by another engine and real drums: the separation network's training families, which the
-  // analysis never trained on (the held-out families' kits, basses and voices stay unseen).
-  const other = songs.map(
-    ([id, material], i): TrackPlan => ({
-      id: `${id}-training`,
-      material,
-      families: { ...everySlot(rotate(TRAINING_ENGINES, i)), drums: rotate(TRAINING_KITS, i) },
-      mix: "mix-plain",
-    }),
-  );
-  // Once more by two engines of another kind (FM synthesis, a csound bank), drums included: synthesised sound
-  // such as the held-out synth families', which sample-based soundfonts alone did not show (added 2026-12-05).
-  const synthesised = songs.map(
-    ([id, material], i): TrackPlan => ({
-      id: `${id}-fm`,
-      material,
-      families: everySlot(rotate(OTHER_TRAINING_ENGINES, i)),
-      mix: "mix-plain",
-    }),
-  );
-  return [...fluid, ...other, ...synthesised];
+  // Every song played by one sound and mixed plainly; `families` gives a song's slots from its index.
+  const playedBy = (suffix: string, families: (i: number) => TrackPlan["families"]) =>
+    songs.map(
+      ([id, material], i): TrackPlan => ({ id: `${id}${suffix}`, material, families: families(i), mix: "mix-plain" }),
+    );
+  return [
+    ...playedBy("", () => everySlot("fluidr3")),
+    // The same songs by another engine and real drums: the separation network's training families, which the
+    // analysis never trained on (the held-out families' kits, basses and voices stay unseen).
+    ...playedBy("-training", (i) => ({ ...everySlot(rotate(TRAINING_ENGINES, i)), drums: rotate(TRAINING_KITS, i) })),
+    // Once more by two engines of another kind (FM synthesis, a csound bank), drums included: synthesised sound
+    // such as the held-out synth families', which sample-based soundfonts alone did not show (added 2026-12-05).
+    ...playedBy("-fm", (i) => everySlot(rotate(OTHER_TRAINING_ENGINES, i))),
+  ];
 }
 
 /**
