@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { encodeWav16 } from "../../src/media/wav.ts";
 import { midiFile } from "./midi.ts";
 import { composeSong, type SongSpec } from "./song.ts";
-import { type Part, type PartName, STEM_OF, STEMS, type Stem } from "./types.ts";
+import { type NoteEvent, type Part, type PartName, STEM_OF, STEMS, type Stem } from "./types.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -94,13 +94,16 @@ export function playedByKit(parts: readonly Part[], kit: DrumKit): Part[] {
   }));
 }
 
+/** A kit that plays the drum parts' notes itself (a sampled Hydrogen kit, in some training songs): stereo out. */
+export type DrumPlayer = (notes: NoteEvent[], frames: number) => Promise<Float32Array[]>;
+
 /** What a part goes through after FluidSynth renders it alone (an amplifier, in some training songs): stereo in, stereo out. */
 export type PartChain = (audio: Float32Array[]) => Promise<Float32Array[]>;
 
 /**
  * Renders a song into `dir`: drums/bass/vocals/other.wav, mixture.wav, song.mid and truth.json. The corpus uses
  * FluidR3; the separation model trains on other soundfonts (tools/separation-model), and on some songs has the
- * drums played by a kit sampled from acoustic drums (`drumKit`), the stems rendered with further FluidSynth
+ * drums played by a kit sampled from acoustic drums (`drumKit`: a soundfont's, or a player of its own), the stems rendered with further FluidSynth
  * `settings` (a louder chorus, say) or some parts rendered alone and put through a chain (`chains`: guitars
  * through an amplifier). The corpus uses none of these.
  */
@@ -108,7 +111,7 @@ export async function renderSong(
   spec: SongSpec,
   dir: string,
   soundfont = SOUNDFONT,
-  drumKit?: DrumKit,
+  drumKit?: DrumKit | DrumPlayer,
   settings: readonly string[] = [],
   chains: Partial<Record<PartName, PartChain>> = {},
 ): Promise<void> {
@@ -118,8 +121,18 @@ export async function renderSong(
   const frames = Math.round(truth.duration * SAMPLE_RATE);
   const stems = new Map<Stem, Float32Array[]>();
   for (const stem of STEMS) {
-    const kit = stem === "drums" ? drumKit : undefined;
     const stemParts = parts.filter((p) => STEM_OF[p.name] === stem);
+    if (stem === "drums" && typeof drumKit === "function") {
+      stems.set(
+        stem,
+        await drumKit(
+          stemParts.flatMap((p) => p.notes),
+          frames,
+        ),
+      );
+      continue;
+    }
+    const kit = stem === "drums" && typeof drumKit !== "function" ? drumKit : undefined;
     const own = kit ? playedByKit(stemParts, kit) : stemParts;
     const audio = [new Float32Array(frames), new Float32Array(frames)];
     const add = (rendered: Float32Array[]) =>

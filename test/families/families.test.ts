@@ -10,10 +10,12 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
+import { HYDROGEN_TRAINING_KITS } from "../../tools/separation-model/training-soundfonts.ts";
 import { FOUR_STEM_NAMES, type FourStem } from "../corpus/separation-scoring.ts";
 import { readWav16 } from "../corpus/wav16.ts";
+import { SAMPLE_RATE } from "./audio.ts";
 import { type FamilyTrack, installCommand, missingPackages, RENDERED_PACKAGES, renderedFamilyTracks } from "./cache.ts";
-import { HYDROGEN_KITS_DIR } from "./hydrogen-kit.ts";
+import { HYDROGEN_KITS_DIR, playInstruments, readInstruments, readKit } from "./hydrogen-kit.ts";
 import { STEM_OF_SLOT } from "./material.ts";
 import { FAMILIES, REQUIRED_KINDS, RESERVED_PACKAGES, RESERVED_SOUNDS, TRAINING_SOUNDS } from "./registry.ts";
 import { activeDb } from "./render-track.ts";
@@ -76,6 +78,28 @@ test("the registry never names a reserved package or sound, nor a training famil
   for (const family of heldOut)
     for (const pkg of family.packages)
       assert.ok(!training.has(pkg) || pkg === "hydrogen-drumkits", `${family.id} shares ${pkg} with training`);
+});
+
+test("Hydrogen's training kits read and sound, none played by a held-out family", async () => {
+  needPackages();
+  const heldOutKits = heldOut.map((f) => f.what).join("\n");
+  for (const kit of HYDROGEN_TRAINING_KITS) {
+    assert.ok(!heldOutKits.includes(kit.dir), `${kit.dir} is played by a held-out family`);
+    const instruments = readInstruments(kit.dir);
+    assert.ok(instruments.length >= 10, `${kit.dir}: ${instruments.length} instruments`);
+    if (kit.gm) readKit(kit.dir); // throws where the kit has no kick, snare or closed hi-hat
+    // Three instruments half a second apart: each half second sounds.
+    const hits = instruments.slice(0, 3).map((instrument, i) => ({ instrument, time: 0.5 * i, velocity: 0.8 }));
+    const [left, right] = await playInstruments(hits, 1.5 * SAMPLE_RATE);
+    for (let i = 0; i < 3; i++) {
+      const at = (i * SAMPLE_RATE) / 2;
+      const peak = Math.max(
+        ...left.subarray(at, at + SAMPLE_RATE / 2).map(Math.abs),
+        ...right.subarray(at, at + SAMPLE_RATE / 2).map(Math.abs),
+      );
+      assert.ok(peak > 0.01, `${kit.dir}'s ${hits[i]?.instrument.name} is silent (peak ${peak})`);
+    }
+  }
 });
 
 test("the development plan plays no held-out score", () => {

@@ -133,12 +133,8 @@ const num = (xml: string, name: string, fallback: number): number => {
   return Number.isFinite(value) && tag(xml, name) !== undefined ? value : fallback;
 };
 
-/** Reads `<dir>/drumkit.xml` (the layered format and the older one with one file per instrument). */
-export function readKit(
-  kitDir: string,
-  names: Partial<Record<DrumElement, string>> = {},
-  exclude: readonly string[] = [],
-): HydrogenKit {
+/** Reads `<dir>/drumkit.xml`'s instruments (the layered format and the older one with one file per instrument). */
+export function readInstruments(kitDir: string, exclude: readonly string[] = []): KitInstrument[] {
   const dir = path.join(HYDROGEN_KITS_DIR, kitDir);
   const xml = fs.readFileSync(path.join(dir, "drumkit.xml"), "utf8");
   const instruments: KitInstrument[] = [];
@@ -163,6 +159,17 @@ export function readKit(
       layers: usable.sort((a, b) => a.min - b.min),
     });
   }
+  return instruments;
+}
+
+/** Reads a kit and maps the GM drum elements to its instruments by their names (`names` overrides). */
+export function readKit(
+  kitDir: string,
+  names: Partial<Record<DrumElement, string>> = {},
+  exclude: readonly string[] = [],
+): HydrogenKit {
+  const dir = path.join(HYDROGEN_KITS_DIR, kitDir);
+  const instruments = readInstruments(kitDir, exclude);
   const byElement = new Map<DrumElement, KitInstrument>();
   for (const [element, name] of Object.entries(names) as [DrumElement, string][]) {
     const found = instruments.find((i) => i.name === name);
@@ -188,15 +195,30 @@ export function readKit(
 export const elementOf = (key: number): DrumElement => GM_ELEMENT[key] ?? "crash";
 
 /** Hits (GM keys, velocities 0..1) played by the kit into `length` frames of stereo. */
-export async function playKit(kit: HydrogenKit, hits: readonly NoteEvent[], length: number): Promise<Stereo> {
+export function playKit(kit: HydrogenKit, hits: readonly NoteEvent[], length: number): Promise<Stereo> {
+  const played = hits.flatMap((hit) => {
+    const instrument = kit.byElement.get(elementOf(hit.midi));
+    return instrument ? [{ instrument, time: hit.time, velocity: hit.velocity }] : [];
+  });
+  return playInstruments(played, length);
+}
+
+/** A hit on one instrument of a kit: its time in seconds and velocity 0..1. */
+export interface InstrumentHit {
+  instrument: KitInstrument;
+  time: number;
+  velocity: number;
+}
+
+/** Hits on a kit's instruments into `length` frames of stereo, each instrument's mute group choking the last hit. */
+export async function playInstruments(hits: readonly InstrumentHit[], length: number): Promise<Stereo> {
   const out = silence(length);
   const sorted = [...hits].sort((a, b) => a.time - b.time);
   /** The last hit of each mute group: its start and sample length, to be cut at the next one. */
   const choke = new Map<number, { at: number; sample: Stereo; gains: [number, number] }>();
   const CHOKE_FRAMES = Math.round(0.012 * SAMPLE_RATE);
   for (const hit of sorted) {
-    const instrument = kit.byElement.get(elementOf(hit.midi));
-    if (!instrument) continue;
+    const instrument = hit.instrument;
     const layer =
       instrument.layers.find((l) => hit.velocity >= l.min && hit.velocity <= l.max) ??
       (instrument.layers.at(-1) as Layer);

@@ -16,6 +16,7 @@ import {
   AVL_BLACK_PEARL,
   AVL_RED_ZEPPELIN,
   CSOUND_GM,
+  HYDROGEN_TRAINING_KITS,
   MUSESCORE_GENERAL,
   OPL3_FM,
   TIMGM6MB,
@@ -521,6 +522,15 @@ export const FAMILIES: readonly Family[] = [
         "the CAPS suite's tube amplifier (C* AmpVTS) and cabinet (C* CabinetIV), LADSPA run by ffmpeg, on the training soundfonts' guitars, clean to high gain",
         ["caps"],
       ],
+      ...HYDROGEN_TRAINING_KITS.map(
+        (kit) =>
+          [
+            kit.name,
+            "drums",
+            `Hydrogen's ${kit.dir} kit, in lone patterns${kit.gm ? " and as songs' drums" : ""}`,
+            ["hydrogen-drumkits"],
+          ] as const,
+      ),
       [
         "train-master",
         "mix-chain",
@@ -541,7 +551,10 @@ export const FAMILIES: readonly Family[] = [
 ];
 
 /** Sounds a held-out family must not come from although its package is shared with training (hydrogen-drumkits). */
-export const TRAINING_SOUNDS = [/Black Pearl/i] as const;
+export const TRAINING_SOUNDS: readonly RegExp[] = [
+  /Black Pearl/i,
+  ...HYDROGEN_TRAINING_KITS.map((kit) => new RegExp(kit.dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i")),
+];
 
 /** The kinds the issues name; each is covered by a held-out family or listed in MISSING with the reason. */
 export const REQUIRED_KINDS: readonly Kind[] = [

@@ -9,12 +9,13 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { renderSong } from "../../test/corpus/render.ts";
+import { type DrumKit, type DrumPlayer, renderSong } from "../../test/corpus/render.ts";
 import type { SongSpec } from "../../test/corpus/song.ts";
 import { songSpecs } from "../../test/corpus/specs.ts";
 import type { PartName } from "../../test/corpus/types.ts";
+import { playKit, readKit } from "../../test/families/hydrogen-kit.ts";
 import { ampChain } from "./amp-chain.ts";
-import { ACOUSTIC_DRUM_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
+import { ACOUSTIC_DRUM_KITS, HYDROGEN_TRAINING_KITS, TRAINING_SOUNDFONTS } from "./training-soundfonts.ts";
 
 /**
  * What a focus changes: the song spec's fields it sets (the GM programs some parts draw from, their mod wheel), or
@@ -26,6 +27,8 @@ interface Focus {
   settings?: string[];
   /** The drums played by the acoustic kits (ACOUSTIC_DRUM_KITS, in turn) instead of the soundfont's GM kits. */
   acousticDrums?: boolean;
+  /** The drums played by Hydrogen's training kits that play GM parts (HYDROGEN_TRAINING_KITS, in turn). */
+  hydrogenDrums?: boolean;
   /** Parts rendered alone (a guitar's DI) and put through an amplifier and cabinet (amp-chain.ts). */
   amplified?: readonly PartName[];
 }
@@ -58,6 +61,9 @@ interface Focus {
  * network gave a lone distorted guitar's energy to drums and vocals (issue 51). These songs' comp and lead are
  * guitars (GM 24-31) put through the CAPS tube amplifier and a cabinet (amp-chain.ts) with settings drawn per
  * part, over the usual bass, drums and voice.
+ * "hydrogen-drums": the held-out families' recorded kits lose their kicks to bass and their toms and cymbals to
+ * other (issue 51); these songs' drums are played by Hydrogen's training kits (an analog kit, one put together
+ * from recorded hits, one synthesised by a V-Synth), each hit's sample by its velocity layer (hydrogen-kit.ts).
  */
 /** FluidSynth's chorus at level 5 (its default is 2): the chorused focus songs' setting. */
 const WIDE_CHORUS = ["synth.chorus.level=5"];
@@ -94,7 +100,32 @@ const FOCUSES: Record<string, Focus> = {
     song: { programs: { comp: [24, 25, 26, 27, 28, 29, 30, 31], lead: [26, 27, 29, 30, 31] } },
     amplified: ["comp", "lead"],
   },
+  "hydrogen-drums": { hydrogenDrums: true },
 };
+
+/**
+ * The RMS a Hydrogen kit's drum stem is brought to: the training soundfonts' GM kits play a song's drums at
+ * 0.011–0.019 (one song, measured), the Hydrogen kits' full-scale samples at 0.07–0.13.
+ */
+const HYDROGEN_DRUMS_RMS = 0.016;
+
+/** Hydrogen's training kits that play GM drum parts, as players of a song's drum notes, at the soundfonts' level. */
+const hydrogenPlayers: DrumPlayer[] = HYDROGEN_TRAINING_KITS.filter((kit) => kit.gm).map((kit) => {
+  const read = readKit(kit.dir);
+  return async (notes, frames) => {
+    const audio = await playKit(read, notes, frames);
+    const power = audio.reduce((sum, channel) => channel.reduce((s, v) => s + v * v, sum), 0);
+    const gain = power > 0 ? HYDROGEN_DRUMS_RMS / Math.sqrt(power / (2 * frames)) : 1;
+    return audio.map((channel) => channel.map((v) => v * gain));
+  };
+});
+
+/** Who plays a song's drums: the soundfont's own GM kit (undefined), an acoustic kit or a Hydrogen kit. */
+function drumsOf(focus: Focus, i: number): DrumKit | DrumPlayer | undefined {
+  if (focus.acousticDrums) return ACOUSTIC_DRUM_KITS[i % ACOUSTIC_DRUM_KITS.length];
+  if (focus.hydrogenDrums) return hydrogenPlayers[i % hydrogenPlayers.length];
+  return undefined;
+}
 
 const out = process.argv[2];
 if (!out) throw new Error("usage: render-training.ts <out dir> [songs] [set] [focus]");
@@ -113,7 +144,7 @@ const jobs = TRAINING_SOUNDFONTS.flatMap((font) =>
   songSpecs(`${prefix}-${font.name}`, Math.round(songs * font.share), font.seed + 1000 * set).map((spec, i) => ({
     spec: { ...spec, ...chosen.song },
     font,
-    drumKit: chosen.acousticDrums ? ACOUSTIC_DRUM_KITS[i % ACOUSTIC_DRUM_KITS.length] : undefined,
+    drumKit: drumsOf(chosen, i),
   })),
 );
 const worker = async () => {

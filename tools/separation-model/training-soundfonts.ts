@@ -34,3 +34,20 @@ export const AVL_RED_ZEPPELIN = {
   keys: AVL_KEYS,
 } as const;
 export const ACOUSTIC_DRUM_KITS = [AVL_BLACK_PEARL, AVL_RED_ZEPPELIN] as const;
+
+/**
+ * Hydrogen's kits (Debian hydrogen-drumkits) that the separation model trains on (render-drum-hits.ts, and the
+ * drums of the songs of the focus `hydrogen-drums` in render-training.ts): those of the package that no held-out
+ * family plays and that share no recordings or maker with one. Left out: the three Millo kits (one Ludwig set
+ * recorded thrice, and the held-out family plays the third), HardElectro1 (ArtemioLabs synthesised it, as it did
+ * the held-out ElectricEmpireKit) and The Black Pearl (the AVL kit's recordings). `gm`: the kit has a kick, a
+ * snare and a hi-hat named so, and plays songs' GM drum parts; the others (hand percussion, djembes) play lone
+ * patterns only.
+ */
+export const HYDROGEN_TRAINING_KITS = [
+  { name: "h2-rumpf", dir: "rumpf_kit_z01_h2", seed: 18_010, gm: true },
+  { name: "h2-audiophob", dir: "Audiophob", seed: 18_011, gm: true },
+  { name: "h2-varibreaks", dir: "VariBreaks", seed: 18_012, gm: true },
+  { name: "h2-gimme-a-hand", dir: "Gimme A Hand 1.0", seed: 18_013, gm: false },
+  { name: "h2-circafrique", dir: "circAfrique v4", seed: 18_014, gm: false },
+] as const;
