@@ -120,19 +120,21 @@ export async function renderSong(
   await fsp.writeFile(path.join(dir, "song.mid"), midiFile(parts));
   const frames = Math.round(truth.duration * SAMPLE_RATE);
   const stems = new Map<Stem, Float32Array[]>();
+  const drumPlayer = typeof drumKit === "function" ? drumKit : undefined;
+  const soundfontKit = typeof drumKit === "function" ? undefined : drumKit;
   for (const stem of STEMS) {
     const stemParts = parts.filter((p) => STEM_OF[p.name] === stem);
-    if (stem === "drums" && typeof drumKit === "function") {
+    if (stem === "drums" && drumPlayer) {
       stems.set(
         stem,
-        await drumKit(
+        await drumPlayer(
           stemParts.flatMap((p) => p.notes),
           frames,
         ),
       );
       continue;
     }
-    const kit = stem === "drums" && typeof drumKit !== "function" ? drumKit : undefined;
+    const kit = stem === "drums" ? soundfontKit : undefined;
     const own = kit ? playedByKit(stemParts, kit) : stemParts;
     const audio = [new Float32Array(frames), new Float32Array(frames)];
     const add = (rendered: Float32Array[]) =>

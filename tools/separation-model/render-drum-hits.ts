@@ -54,6 +54,12 @@ if (!out) throw new Error("usage: render-drum-hits.ts <out dir> [takes per sound
 const takes = Number(process.argv[3] ?? 60);
 await fsp.mkdir(out, { recursive: true });
 const frames = TAKE_SECONDS * SAMPLE_RATE;
+const takePath = (kitName: string, i: number) => path.join(out, `${kitName}-${String(i).padStart(3, "0")}.wav`);
+/** Writes a take peaking at PEAK; a silent one is not written. */
+async function writeTake(target: string, audio: Float32Array[]): Promise<void> {
+  const { channels, found } = peakNormalisedStereo(audio, frames, PEAK);
+  if (found > 0) await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
+}
 /** Each kit: its soundfont, the channel and program that play it, the keys it has. */
 const kits = [
   ...TRAINING_SOUNDFONTS.map((font) => ({ ...font, channel: 9, programs: KIT_PROGRAMS, keys: GM_KEYS })),
@@ -64,13 +70,10 @@ for (const kit of kits) {
   for (let i = 0; i < takes; i++) {
     const program = rng.pick(kit.programs);
     const notes = keyPattern(rng, kit.keys);
-    const target = path.join(out, `${kit.name}-${String(i).padStart(3, "0")}.wav`);
+    const target = takePath(kit.name, i);
     if (fs.existsSync(target) || notes.length === 0) continue;
     const part = { name: "drums" as const, program, channel: kit.channel, volume: 127, pan: 40 + rng.int(49), notes };
-    const audio = await renderMidi(midiFile([part]), `${target}.scratch`, kit.file);
-    const { channels, found } = peakNormalisedStereo(audio, frames, PEAK);
-    if (found === 0) continue;
-    await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
+    await writeTake(target, await renderMidi(midiFile([part]), `${target}.scratch`, kit.file));
   }
   console.log(`${kit.name}: ${takes} takes`);
 }
@@ -83,11 +86,9 @@ for (const kit of HYDROGEN_TRAINING_KITS) {
       time,
       velocity,
     }));
-    const target = path.join(out, `${kit.name}-${String(i).padStart(3, "0")}.wav`);
+    const target = takePath(kit.name, i);
     if (fs.existsSync(target) || hits.length === 0) continue;
-    const { channels, found } = peakNormalisedStereo(await playInstruments(hits, frames), frames, PEAK);
-    if (found === 0) continue;
-    await fsp.writeFile(target, encodeWav16(channels, SAMPLE_RATE));
+    await writeTake(target, await playInstruments(hits, frames));
   }
   console.log(`${kit.name}: ${takes} takes`);
 }

@@ -109,21 +109,27 @@ const FOCUSES: Record<string, Focus> = {
  */
 const HYDROGEN_DRUMS_RMS = 0.016;
 
-/** Hydrogen's training kits that play GM drum parts, as players of a song's drum notes, at the soundfonts' level. */
-const hydrogenPlayers: DrumPlayer[] = HYDROGEN_TRAINING_KITS.filter((kit) => kit.gm).map((kit) => {
-  const read = readKit(kit.dir);
+/** A Hydrogen kit as a player of a song's drum notes, at the soundfonts' level. */
+function hydrogenPlayer(kitDir: string): DrumPlayer {
+  const kit = readKit(kitDir);
   return async (notes, frames) => {
-    const audio = await playKit(read, notes, frames);
+    const audio = await playKit(kit, notes, frames);
     const power = audio.reduce((sum, channel) => channel.reduce((s, v) => s + v * v, sum), 0);
     const gain = power > 0 ? HYDROGEN_DRUMS_RMS / Math.sqrt(power / (2 * frames)) : 1;
     return audio.map((channel) => channel.map((v) => v * gain));
   };
-});
+}
+
+/** Hydrogen's training kits that play GM drum parts, read only when a focus asks for them. */
+let hydrogenPlayers: DrumPlayer[] | undefined;
 
 /** Who plays a song's drums: the soundfont's own GM kit (undefined), an acoustic kit or a Hydrogen kit. */
 function drumsOf(focus: Focus, i: number): DrumKit | DrumPlayer | undefined {
   if (focus.acousticDrums) return ACOUSTIC_DRUM_KITS[i % ACOUSTIC_DRUM_KITS.length];
-  if (focus.hydrogenDrums) return hydrogenPlayers[i % hydrogenPlayers.length];
+  if (focus.hydrogenDrums) {
+    hydrogenPlayers ??= HYDROGEN_TRAINING_KITS.filter((kit) => kit.gm).map((kit) => hydrogenPlayer(kit.dir));
+    return hydrogenPlayers[i % hydrogenPlayers.length];
+  }
   return undefined;
 }
 
