@@ -1,12 +1,15 @@
 /**
- * The analysis tables of docs/families.md, written from the figures report.ts saved (docs/families.json by
- * default), so that the page is pasted from the measurement rather than copied by hand:
+ * The tables of docs/families.md, written from the figures report.ts saved (docs/families.json by default), so that
+ * the page is pasted from the measurement rather than copied by hand:
  *   node test/families/docs-tables.ts [FILE] [--write]
- * Prints four Markdown tables: the analysis per family with the held-out mean, per style, per track, and key,
- * chords and bpm under transposition and stretch (when the file has them). With --write, each replaces the table of
- * docs/families.md that has the same header row instead; the prose around them is left to be written.
+ * Prints the Markdown tables the file has figures for: separation per family and stem, its held-out means, a sound
+ * alone and the drum elements alone; the analysis per family with the held-out mean, per style, per track, and key,
+ * chords and bpm under transposition and stretch. With --write, each replaces the table of docs/families.md that has
+ * the same header row instead; the prose around them is left to be written.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import type { FourStem } from "../corpus/separation-scoring.ts";
+import type { FamilyAlone, FamilySeparation, HeldOutMean, Separator } from "./scoring.ts";
 
 type Summary = Record<string, number>;
 interface FamilyRow {
@@ -15,6 +18,13 @@ interface FamilyRow {
   summary: Summary;
 }
 interface Figures {
+  separation?: {
+    families: FamilySeparation[];
+    heldOutMean: Partial<Record<Separator, Partial<Record<FourStem, HeldOutMean>>>>;
+    heldOutMixChainMean: Partial<Record<Separator, Partial<Record<FourStem, HeldOutMean>>>>;
+    alone: FamilyAlone[];
+    drumElements: { family: string; status: string; shares: Record<string, number> }[];
+  };
   analysis?: {
     families: FamilyRow[];
     heldOutMean: Summary;
@@ -48,6 +58,46 @@ const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith("--")) ?? "docs/families.json";
 const figures = JSON.parse(readFileSync(file, "utf8")) as Figures;
 const out: string[] = [];
+if (figures.separation) {
+  const sep = figures.separation;
+  const separators: Separator[] = [
+    "stems-4 network",
+    "stems-4 classical",
+    "stems-vocals network",
+    "stems-vocals repet-sim",
+  ];
+  const stems: FourStem[] = ["drums", "bass", "vocals", "other"];
+  const sdr = (x: { target: number; oracleTarget: number; targetRatio: number } | undefined) =>
+    x ? `${decimal(x.target)} / ${decimal(x.oracleTarget)} (${decimal(x.targetRatio)})` : "–";
+  out.push(
+    "| family | status | stem | tracks | stems-4 network | stems-4 classical | stems-vocals network | stems-vocals REPET-SIM |",
+    "|---|---|---|---:|---|---|---|---|",
+  );
+  for (const f of sep.families) {
+    const tracks = Math.max(...Object.values(f.bySeparator).map((m) => m.tracks));
+    out.push(line([`\`${f.family}\``, f.status, f.stem, tracks, ...separators.map((k) => sdr(f.bySeparator[k]))]));
+  }
+  const mean = (m: HeldOutMean | undefined) =>
+    m ? `${decimal(m.sdr)} / ${decimal(m.oracle)} (${decimal(m.ratio)}), ${m.families}` : "–";
+  out.push("", "| mean over | separator | drums | bass | vocals | other |", "|---|---|---|---|---|---|");
+  for (const [over, means] of [
+    ["held-out sound families", sep.heldOutMean],
+    ["held-out mixing chains", sep.heldOutMixChainMean],
+  ] as const)
+    for (const k of separators) out.push(line([over, k, ...stems.map((stem) => mean(means[k]?.[stem]))]));
+  out.push(
+    "",
+    "| family | status | belongs in | parts | drums | bass | vocals | other |",
+    "|---|---|---|---:|---:|---:|---:|---:|",
+  );
+  for (const a of sep.alone)
+    out.push(line([`\`${a.family}\``, a.status, a.stem, a.parts, ...stems.map((stem) => percent(a.shares[stem]))]));
+  const elements = Object.keys(sep.drumElements[0]?.shares ?? {});
+  out.push("", `| kit | status | ${elements.join(" | ")} |`, rule(2, elements.length));
+  for (const k of sep.drumElements)
+    out.push(line([`\`${k.family}\``, k.status, ...elements.map((e) => Math.round(100 * (k.shares[e] ?? 0)))]));
+  out.push("");
+}
 if (figures.analysis) {
   const a = figures.analysis;
   out.push(`| family | status | tracks | ${ANALYSIS_HEAD} |`, rule(2, 10));
@@ -102,7 +152,7 @@ function replaceTables(page: string, tables: string): string {
   return lines.join("\n");
 }
 
-const tables = out.join("\n");
+const tables = out.join("\n").trim();
 if (args.includes("--write"))
   writeFileSync("docs/families.md", replaceTables(readFileSync("docs/families.md", "utf8"), tables));
 else console.log(tables);
