@@ -8,8 +8,8 @@
  * the same header row instead; the prose around them is left to be written.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import type { FourStem } from "../corpus/separation-scoring.ts";
-import type { FamilyAlone, FamilySeparation, HeldOutMean, Separator } from "./scoring.ts";
+import { FOUR_STEM_NAMES, type FourStem } from "../corpus/separation-scoring.ts";
+import { type FamilyAlone, type FamilySeparation, type HeldOutMean, SEPARATORS, type Separator } from "./scoring.ts";
 
 type Summary = Record<string, number>;
 interface FamilyRow {
@@ -60,13 +60,6 @@ const figures = JSON.parse(readFileSync(file, "utf8")) as Figures;
 const out: string[] = [];
 if (figures.separation) {
   const sep = figures.separation;
-  const separators: Separator[] = [
-    "stems-4 network",
-    "stems-4 classical",
-    "stems-vocals network",
-    "stems-vocals repet-sim",
-  ];
-  const stems: FourStem[] = ["drums", "bass", "vocals", "other"];
   const sdr = (x: { target: number; oracleTarget: number; targetRatio: number } | undefined) =>
     x ? `${decimal(x.target)} / ${decimal(x.oracleTarget)} (${decimal(x.targetRatio)})` : "–";
   out.push(
@@ -75,7 +68,7 @@ if (figures.separation) {
   );
   for (const f of sep.families) {
     const tracks = Math.max(...Object.values(f.bySeparator).map((m) => m.tracks));
-    out.push(line([`\`${f.family}\``, f.status, f.stem, tracks, ...separators.map((k) => sdr(f.bySeparator[k]))]));
+    out.push(line([`\`${f.family}\``, f.status, f.stem, tracks, ...SEPARATORS.map((k) => sdr(f.bySeparator[k]))]));
   }
   const mean = (m: HeldOutMean | undefined) =>
     m ? `${decimal(m.sdr)} / ${decimal(m.oracle)} (${decimal(m.ratio)}), ${m.families}` : "–";
@@ -84,14 +77,16 @@ if (figures.separation) {
     ["held-out sound families", sep.heldOutMean],
     ["held-out mixing chains", sep.heldOutMixChainMean],
   ] as const)
-    for (const k of separators) out.push(line([over, k, ...stems.map((stem) => mean(means[k]?.[stem]))]));
+    for (const k of SEPARATORS) out.push(line([over, k, ...FOUR_STEM_NAMES.map((stem) => mean(means[k]?.[stem]))]));
   out.push(
     "",
     "| family | status | belongs in | parts | drums | bass | vocals | other |",
     "|---|---|---|---:|---:|---:|---:|---:|",
   );
   for (const a of sep.alone)
-    out.push(line([`\`${a.family}\``, a.status, a.stem, a.parts, ...stems.map((stem) => percent(a.shares[stem]))]));
+    out.push(
+      line([`\`${a.family}\``, a.status, a.stem, a.parts, ...FOUR_STEM_NAMES.map((stem) => percent(a.shares[stem]))]),
+    );
   const elements = Object.keys(sep.drumElements[0]?.shares ?? {});
   out.push("", `| kit | status | ${elements.join(" | ")} |`, rule(2, elements.length));
   for (const k of sep.drumElements)

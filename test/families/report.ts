@@ -27,8 +27,8 @@ import {
   heldOutMean,
   heldOutSeparationMean,
   invarianceByFamily,
+  SEPARATORS,
   type SeparationSummary,
-  type Separator,
   scoreTrack,
   separationByFamily,
   sharesAlone,
@@ -75,12 +75,6 @@ const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 const fix = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 const pad = (cells: string[], widths: number[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 8)).join(" ");
 
-const SEPARATORS: Separator[] = [
-  "stems-4 network",
-  "stems-4 classical",
-  "stems-vocals network",
-  "stems-vocals repet-sim",
-];
 const cell = (s: SeparationSummary | undefined) =>
   s ? `${fix(s.target)}/${fix(s.oracleTarget)} ${fix(s.targetRatio)}` : "–";
 

@@ -27,6 +27,13 @@ import { type Family, familyById } from "./registry.ts";
 
 /** The separators scored: stems-4 (its network, its classical method) and stems-vocals (network, REPET-SIM). */
 export type Separator = "stems-4 network" | "stems-4 classical" | "stems-vocals network" | "stems-vocals repet-sim";
+/** Every separator, in the order the report's and the docs' tables give them. */
+export const SEPARATORS: readonly Separator[] = [
+  "stems-4 network",
+  "stems-4 classical",
+  "stems-vocals network",
+  "stems-vocals repet-sim",
+];
 
 export interface StemFigure {
   track: string;
