@@ -1,9 +1,9 @@
-import { dropTrailingBeats, onsetAtBeat, onTheLoudBeat, trackBeats } from "./beats.ts";
+import { beatDividesInThree, dropTrailingBeats, onsetAtBeat, onTheBeat, trackBeats } from "./beats.ts";
 import { bassOnChordRoot, type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
 import { averageFrames, type Chromagram, chromagram } from "./chroma.ts";
 import { findDownbeats, halfBarChange, type Meter } from "./downbeats.ts";
 import { type ChordOccurrence, estimateKey } from "./key.ts";
-import { beatDividesInThree, findMetricalLevel } from "./metrical-level.ts";
+import { findMetricalLevel } from "./metrical-level.ts";
 import { drumAccentEnvelope, type OnsetEnvelope, onsetEnvelope } from "./onsets.ts";
 import { type PulseEvidence, pulseEvidence } from "./pulse-evidence.ts";
 import { chordConfidence, keyConfidence, keySupport } from "./tonal-evidence.ts";
@@ -90,12 +90,7 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   // Tracked on kick and snare as well as all onsets, so beats fall on the drums rather than between them.
   const beatTimes = hasBeat
     ? dropTrailingBeats(
-        onTheLoudBeat(
-          trackBeats(drumAccentEnvelope(onsets), onsets.frameRate, tempo),
-          onsets.loudness,
-          onsets.frameRate,
-          duration,
-        ),
+        onTheBeat(trackBeats(drumAccentEnvelope(onsets), onsets.frameRate, tempo), onsets, duration),
         onsets.strength,
         onsets.frameRate,
       )

@@ -1,3 +1,5 @@
+import type { OnsetEnvelope } from "./onsets.ts";
+
 /**
  * Beat tracking by dynamic programming (Ellis 2007, "Beat tracking by dynamic programming", JNMR 36(1)):
  * the beat sequence maximising the onset strength at the beats minus a penalty on inter-beat intervals
@@ -69,24 +71,103 @@ export function onsetAtBeat(envelope: Float32Array, frame: number): number {
 }
 
 /**
- * Beats a half period off, moved onto the beat. The tracker follows the strongest onsets; where a hi-hat or
- * cymbal marks every off-beat (four-on-the-floor dance music), its many bins outweigh a kick without a click.
- * The kick and the bass carry most of the energy, so the loudness onsets (onsets.ts) fall on the beat: when the
- * points halfway between the beats are clearly louder onsets than the beats, the beats move there. "Clearly":
- * twice, set on the development material (test/families/tracks.ts's developmentPlan and the corpus' development
- * and tuning splits): halfway is at most 1.41 times the beats in the corpus (funk's syncopated kicks and bass),
- * 2.5 times in a four-on-the-floor song whose beats were tracked on its hi-hats.
+ * Beats off the beat, moved onto it. The tracker follows the strongest onsets; where a hi-hat or cymbal marks every
+ * off-beat (four-on-the-floor dance music), its many bins outweigh a kick without a click, and a shuffle's ride on
+ * the swung off-beats can outweigh the kick on the beat. Two cues put the beats back, either suffices for a half
+ * beat, the second for a third:
+ * - Loudness: the kick and the bass carry most of the energy, so the loudness onsets (onsets.ts) fall on the beat:
+ *   the beats move when the points halfway between them are clearly louder onsets than the beats. "Clearly":
+ *   twice, set on the development material (test/families/tracks.ts's developmentPlan and the corpus' development
+ *   and tuning splits): halfway is at most 1.41 times the beats in the corpus (funk's syncopated kicks and bass),
+ *   2.5 times in a four-on-the-floor song whose beats were tracked on its hi-hats.
+ * - Kicks: a kick drum's low end dies within 150 ms of its hit, a bass note's sustains. Where the bass plays the
+ *   off-beats (house and its kin), its onsets below 200 Hz are as loud as the kick's or louder, and the loudness
+ *   cue cannot tell them apart; how the low band decays can. The beats move when the points halfway (or, where the
+ *   beat divides in three, a third or two thirds of the way) are low-band hits by KICK_MARGIN_DB more, on average,
+ *   than the beats (lowBandHits: a rise and a fall within 200 ms).
  */
 const HALFWAY_LOUDER = 2;
-export function onTheLoudBeat(beats: number[], loudness: Float32Array, frameRate: number, duration: number): number[] {
+/** How long after a hit its low band is compared with its peak: a kick has died by then, a bass note has not. */
+const KICK_DECAY_SECONDS = 0.15;
+/** How long before a hit its low band is compared with its peak: the hit must rise from there. */
+const KICK_RISE_SECONDS = 0.05;
+/**
+ * On the development material a kick of a four-on-the-floor song rises 10–13 dB in the low band and falls 9–15 dB
+ * after, its off-beat bass notes rise as much but fall by 0–4 dB. Of the beats tracked on the off-beats, the points
+ * halfway were hits by 4.9–10.2 dB more than the beats; of the beats tracked right, by at most 2.3 dB more (a
+ * struck bass note's decay between the beats of a waltz or a score is no hit: it does not rise).
+ */
+const KICK_MARGIN_DB = 3.5;
+
+/**
+ * How much each point sounds like a kick in the low band: the smaller of its rise (from KICK_RISE_SECONDS before)
+ * and its fall (to KICK_DECAY_SECONDS after), in dB, 0 where it does not both rise and fall, averaged over the
+ * points.
+ */
+function lowBandHits(onsets: OnsetEnvelope, times: number[]): number {
+  const before = Math.round(KICK_RISE_SECONDS * onsets.frameRate);
+  const later = Math.round(KICK_DECAY_SECONDS * onsets.frameRate);
+  const level = onsets.lowLevelDb;
+  let sum = 0;
+  for (const t of times) {
+    const frame = Math.round(t * onsets.frameRate);
+    const hit = onsetAtBeat(level, frame);
+    sum += Math.max(0, Math.min(hit - (level[frame - before] ?? hit), hit - (level[frame + later] ?? hit)));
+  }
+  return sum / Math.max(1, times.length);
+}
+
+/** The points `fraction` of the way from each beat to the next. */
+const between = (beats: number[], fraction: number) =>
+  beats.slice(1).map((t, i) => (beats[i] as number) + fraction * (t - (beats[i] as number)));
+
+/** The beats moved `fraction` of a beat later, with one more before the first and after the last where they fit. */
+function shifted(beats: number[], fraction: number, duration: number): number[] {
+  const points = between(beats, fraction);
+  const first = (points[0] as number) - ((beats[1] as number) - (beats[0] as number));
+  const last = (points.at(-1) as number) + ((beats.at(-1) as number) - (beats.at(-2) as number));
+  return [...(first >= 0 ? [first] : []), ...points, ...(last < duration ? [last] : [])];
+}
+
+export function onTheBeat(beats: number[], onsets: OnsetEnvelope, duration: number): number[] {
   if (beats.length < 4) return beats;
-  const at = (t: number) => onsetAtBeat(loudness, Math.round(t * frameRate));
-  const halfway = beats.slice(1).map((t, i) => ((beats[i] as number) + t) / 2);
-  const mean = (times: number[]) => times.reduce((a, t) => a + at(t), 0) / times.length;
-  const onBeats = mean(beats);
-  const between = mean(halfway);
-  if (!(between > HALFWAY_LOUDER * onBeats)) return beats;
-  const first = (halfway[0] as number) - ((beats[1] as number) - (beats[0] as number));
-  const last = (halfway.at(-1) as number) + ((beats.at(-1) as number) - (beats.at(-2) as number));
-  return [...(first >= 0 ? [first] : []), ...halfway, ...(last < duration ? [last] : [])];
+  const loudness = (times: number[]) =>
+    times.reduce((a, t) => a + onsetAtBeat(onsets.loudness, Math.round(t * onsets.frameRate)), 0) / times.length;
+  const hitsOnBeats = lowBandHits(onsets, beats);
+  const halfway = between(beats, 1 / 2);
+  if (
+    loudness(halfway) > HALFWAY_LOUDER * loudness(beats) ||
+    lowBandHits(onsets, halfway) > hitsOnBeats + KICK_MARGIN_DB
+  )
+    return shifted(beats, 1 / 2, duration);
+  if (!beatDividesInThree(onsets, beats)) return beats;
+  const [third, twoThirds] = [1 / 3, 2 / 3].map((fraction) => lowBandHits(onsets, between(beats, fraction))) as [
+    number,
+    number,
+  ];
+  if (Math.max(third, twoThirds) <= hitsOnBeats + KICK_MARGIN_DB) return beats;
+  return shifted(beats, third > twoThirds ? 1 / 3 : 2 / 3, duration);
+}
+
+/** Envelope value at `seconds`, the largest within ±1 frame (timing jitter tolerance). */
+export function valueAt(envelope: Float32Array, frameRate: number, seconds: number): number {
+  const i = Math.round(seconds * frameRate);
+  return Math.max(envelope[i - 1] ?? 0, envelope[i] ?? 0, envelope[i + 1] ?? 0);
+}
+
+/**
+ * Whether the beat divides in three (6/8, 12/8, shuffle) rather than two: the onsets a third and two thirds
+ * into each beat, against those halfway.
+ */
+export function beatDividesInThree(onsets: OnsetEnvelope, beats: number[]): boolean {
+  let thirds = 0;
+  let halves = 0;
+  for (let i = 0; i + 1 < beats.length; i++) {
+    const start = beats[i] as number;
+    const length = (beats[i + 1] as number) - start;
+    const at = (fraction: number) => valueAt(onsets.strength, onsets.frameRate, start + fraction * length);
+    thirds += (at(1 / 3) + at(2 / 3)) / 2;
+    halves += at(1 / 2);
+  }
+  return thirds > halves;
 }

@@ -25,9 +25,9 @@
  * signals", IEEE TASLP 14(1)), in a simple form.
  * Above 240 BPM the level keeps climbing whatever the accents say, by the grouping (two or three pulses) whose
  * period the onsets repeat at best. Last, a level whose drum pattern repeats after eight beats but not after
- * four is doubled (bars hold at most four beats), unless that gives a duple beat slower than 60 BPM.
+ * four is doubled (bars hold at most four beats), unless that gives a beat slower than 70 BPM.
  */
-import { trackBeats } from "./beats.ts";
+import { trackBeats, valueAt } from "./beats.ts";
 import { drumAccentEnvelope, type OnsetEnvelope } from "./onsets.ts";
 import { estimateTempo } from "./tempo.ts";
 
@@ -40,12 +40,13 @@ const MIN_BEAT_BPM = 40;
 /** …nor faster than this: above it the level keeps climbing whatever the accents say. */
 const MAX_BEAT_BPM = 240;
 /**
- * A level doubled because its drum pattern spans eight beats (the eighths of a 16th-note groove) gives a duple
- * beat: not slower than this. Beats slower than 60 BPM are compound (6/8 in dotted quarters), found by grouping
- * pulses in threes; a 52 BPM "beat" doubled from a 105 BPM shuffle is the two-bar phrase of its bass line, not
- * half bars (Moelants 2002, "Preferred tempo reconsidered": duple beats below 60 BPM are rare).
+ * A level doubled because its drum pattern spans eight beats (the eighths of a 16th-note groove) gives a beat not
+ * slower than this (the level doubled is 140 BPM or faster). The repetition is weaker evidence than an accent: a 130 BPM dance
+ * groove and a 126 BPM score whose patterns run over two bars were doubled into 65 and 63 (the development plan's
+ * dev-electronic-130 and dev-score-e3m3-fm), where the doublings that were right gave 80–115 BPM; a 52 BPM "beat"
+ * doubled from a 105 BPM shuffle is the two-bar phrase of its bass line, not half bars.
  */
-const MIN_DOUBLED_BEAT_BPM = 60;
+const MIN_DOUBLED_BEAT_BPM = 70;
 /** The preferred tempo and the width (in octaves) of the prior around it (Ellis 2007). */
 const PREFERRED_BPM = 120;
 const PRIOR_OCTAVES = 1.4;
@@ -58,12 +59,6 @@ export interface MetricalLevel {
   /** Beats are grid[phase], grid[phase + step], …: the grid steps per beat and the first beat's index. */
   step: number;
   phase: number;
-}
-
-/** Envelope value at `seconds`, the largest within ±1 frame (timing jitter tolerance). */
-function valueAt(envelope: Float32Array, frameRate: number, seconds: number): number {
-  const i = Math.round(seconds * frameRate);
-  return Math.max(envelope[i - 1] ?? 0, envelope[i] ?? 0, envelope[i + 1] ?? 0);
 }
 
 function percentile(values: number[], p: number): number {
@@ -250,21 +245,4 @@ function drumPatternSpansEightBeats(onsets: OnsetEnvelope, grid: number[], step:
   const repeat = (beats: number) => (autocorrelation(kick, beats * step) + autocorrelation(snare, beats * step)) / 2;
   // In three-beat meters lags 4 and 8 both cut across bars; the bar's own lags (3, 6) then repeat best.
   return repeat(8) > repeat(4) + EIGHT_BEAT_MARGIN && repeat(8) > Math.max(repeat(3), repeat(6));
-}
-
-/**
- * Whether the beat divides in three (6/8, 12/8, shuffle) rather than two: the onsets a third and two thirds
- * into each beat, against those halfway.
- */
-export function beatDividesInThree(onsets: OnsetEnvelope, beats: number[]): boolean {
-  let thirds = 0;
-  let halves = 0;
-  for (let i = 0; i + 1 < beats.length; i++) {
-    const start = beats[i] as number;
-    const length = (beats[i + 1] as number) - start;
-    const at = (fraction: number) => valueAt(onsets.strength, onsets.frameRate, start + fraction * length);
-    thirds += (at(1 / 3) + at(2 / 3)) / 2;
-    halves += at(1 / 2);
-  }
-  return thirds > halves;
 }

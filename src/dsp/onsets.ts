@@ -20,6 +20,11 @@ export interface OnsetEnvelope {
    * where the log-magnitude flux above counts every bin alike and is led by the many bins of a hi-hat or cymbal.
    */
   loudness: Float32Array;
+  /**
+   * The frame's energy below 200 Hz in dB, held at least 60 dB below the loudest frame's: how a low note goes on
+   * after its onset (a kick drum's dies within 150 ms, a bass note's sustains; see onTheBeat in beats.ts).
+   */
+  lowLevelDb: Float32Array;
   /** Frames per second. */
   frameRate: number;
 }
@@ -56,6 +61,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
   const highFlux = new Float32Array(frames);
   const renewal = new Float32Array(frames);
   const energyDb = new Float32Array(frames);
+  const lowEnergyDb = new Float32Array(frames);
   const magnitudes = new Float32Array(bins);
   let previous = new Float32Array(bins);
   let current = new Float32Array(bins);
@@ -67,8 +73,10 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     let high = 0;
     let level = 0;
     let energy = 0;
+    let lowEnergy = 0;
     for (let k = 1; k < bins; k++) {
       energy += (magnitudes[k] as number) ** 2;
+      if (k < lowBins) lowEnergy += (magnitudes[k] as number) ** 2;
       const value = Math.log1p(100 * (magnitudes[k] as number));
       current[k] = value;
       level += value;
@@ -86,6 +94,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     highFlux[f] = f === 0 ? 0 : high;
     renewal[f] = f === 0 || level <= 0 ? 0 : sum / level;
     energyDb[f] = 10 * Math.log10(energy + 1e-20);
+    lowEnergyDb[f] = 10 * Math.log10(lowEnergy + 1e-20);
     [previous, current] = [current, previous];
   }
   const frameRate = sampleRate / hop;
@@ -97,18 +106,23 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
     high: highPass(highFlux, width),
     renewal,
     loudness: highPass(loudnessRise(energyDb), width),
+    lowLevelDb: heldAbove(lowEnergyDb, 60),
     frameRate,
   };
 }
 
+/** Levels in dB, each held at least `range` dB below the loudest. */
+function heldAbove(levelsDb: Float32Array, range: number): Float32Array {
+  let loudest = Number.NEGATIVE_INFINITY;
+  for (const value of levelsDb) loudest = Math.max(loudest, value);
+  return levelsDb.map((value) => Math.max(loudest - range, value));
+}
+
 /** The positive frame-to-frame rise of energy in dB, each frame held at least 60 dB below the loudest. */
 function loudnessRise(energyDb: Float32Array): Float32Array {
-  let loudest = Number.NEGATIVE_INFINITY;
-  for (const value of energyDb) loudest = Math.max(loudest, value);
-  const floor = loudest - 60;
-  const rise = new Float32Array(energyDb.length);
-  for (let f = 1; f < energyDb.length; f++)
-    rise[f] = Math.max(0, Math.max(floor, energyDb[f] as number) - Math.max(floor, energyDb[f - 1] as number));
+  const held = heldAbove(energyDb, 60);
+  const rise = new Float32Array(held.length);
+  for (let f = 1; f < held.length; f++) rise[f] = Math.max(0, (held[f] as number) - (held[f - 1] as number));
   return rise;
 }
 

@@ -1,17 +1,19 @@
 /**
  * The cues of the analysis' phase check and key support on signals made here, where the answer is known by
- * construction: beats moved onto louder onsets halfway between them (beats.ts's onTheLoudBeat), and the tuning
+ * construction: beats moved onto louder onsets or kicks halfway or a third of a beat away (beats.ts's onTheBeat), and the tuning
  * clarity of notes under loud noise (chroma.ts), beside noise alone and a gliding voice-like tone.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { onTheLoudBeat } from "../../src/dsp/beats.ts";
+import { onsetAtBeat, onTheBeat } from "../../src/dsp/beats.ts";
 import { chromagram } from "../../src/dsp/chroma.ts";
+import { type OnsetEnvelope, onsetEnvelope } from "../../src/dsp/onsets.ts";
 import { logistic } from "../../src/dsp/pulse-evidence.ts";
 import { TUNING_CURVE } from "../../src/dsp/tonal-evidence.ts";
 import { Rng } from "../music/synth.ts";
 
 const FRAME_RATE = 50;
+const RATE = 22050;
 
 /** An onset envelope with a spike of `onBeat` at every beat and `halfway` between beats (0.5 s apart). */
 function envelope(onBeat: number, halfway: number, seconds = 10): Float32Array {
@@ -22,22 +24,105 @@ function envelope(onBeat: number, halfway: number, seconds = 10): Float32Array {
   }
   return e;
 }
+/** Onsets whose loudness rises are `loudness`, every other cue silent (the low band a steady level). */
+function loudnessOnly(loudness: Float32Array): OnsetEnvelope {
+  const silent = new Float32Array(loudness.length);
+  return {
+    strength: silent,
+    low: silent,
+    mid: silent,
+    high: silent,
+    renewal: silent,
+    loudness,
+    lowLevelDb: silent,
+    frameRate: FRAME_RATE,
+  };
+}
 const beatsAt = (seconds: number) =>
   Array.from({ length: Math.floor((seconds - 1) / 0.5) + 1 }, (_, i) => 0.5 + i * 0.5);
+const rounded = (times: number[]) => times.map((t) => Math.round(t * 1000) / 1000);
 
 test("beats move halfway when the onsets there are more than twice as loud, and stay otherwise", () => {
   const beats = beatsAt(10);
-  const moved = onTheLoudBeat(beats, envelope(0.3, 1), FRAME_RATE, 10);
+  const moved = onTheBeat(beats, loudnessOnly(envelope(0.3, 1)), 10);
   assert.deepEqual(
-    moved.map((t) => Math.round(t * 1000) / 1000),
+    rounded(moved),
     [0.25, ...beats.map((t) => t + 0.25)].filter((t) => t < 10),
   );
-  assert.deepEqual(onTheLoudBeat(beats, envelope(1, 1.4), FRAME_RATE, 10), beats, "a syncopated 1.4 times stays");
-  assert.deepEqual(onTheLoudBeat(beats, envelope(1, 0.2), FRAME_RATE, 10), beats);
-  assert.deepEqual(onTheLoudBeat(beats.slice(0, 3), envelope(0.3, 1), FRAME_RATE, 10), beats.slice(0, 3));
+  assert.deepEqual(onTheBeat(beats, loudnessOnly(envelope(1, 1.4)), 10), beats, "a syncopated 1.4 times stays");
+  assert.deepEqual(onTheBeat(beats, loudnessOnly(envelope(1, 0.2)), 10), beats);
+  assert.deepEqual(onTheBeat(beats.slice(0, 3), loudnessOnly(envelope(0.3, 1)), 10), beats.slice(0, 3));
 });
 
-const RATE = 22050;
+/** A kick at `seconds`: a sine falling from 150 to 50 Hz, dying in about 60 ms. */
+function addKick(out: Float32Array, seconds: number) {
+  const start = Math.round(seconds * RATE);
+  let phase = 0;
+  for (let i = 0; i < 0.3 * RATE && start + i < out.length; i++) {
+    const t = i / RATE;
+    phase += (2 * Math.PI * (50 + 100 * Math.exp(-t / 0.03))) / RATE;
+    out[start + i] = (out[start + i] as number) + 0.25 * Math.exp(-t / 0.06) * Math.sin(phase);
+  }
+}
+
+/**
+ * Four on the floor with the bass on the off-beats: a kick (a sine falling from 150 to 50 Hz, dying in about
+ * 60 ms) on every beat from 0.5 s, a bass note (55 Hz with its harmonics, held 0.17 s) halfway between, at 120 BPM.
+ * The bass note is about as loud an onset as the kick, as in house music, so only how the low band decays tells the
+ * kick.
+ */
+function kicksAndOffBeatBass(seconds: number): Float32Array {
+  const out = new Float32Array(seconds * RATE);
+  for (let beat = 0.5; beat < seconds - 0.5; beat += 0.5) {
+    addKick(out, beat);
+    const bass = Math.round((beat + 0.25) * RATE);
+    for (let i = 0; i < 0.17 * RATE; i++) {
+      const t = i / RATE;
+      const envelope = Math.min(1, t / 0.005) * Math.min(1, (0.17 - t) / 0.01);
+      let v = 0;
+      for (let h = 1; h <= 4; h++) v += Math.sin(2 * Math.PI * 55 * h * t) / h;
+      out[bass + i] = (out[bass + i] as number) + 0.8 * envelope * v;
+    }
+  }
+  return out;
+}
+
+test("beats on off-beat bass notes move onto the kicks halfway; beats on the kicks stay", () => {
+  const seconds = 10;
+  const onsets = onsetEnvelope(kicksAndOffBeatBass(seconds), RATE);
+  const kicks = beatsAt(seconds);
+  const bassNotes = kicks.slice(0, -1).map((t) => t + 0.25);
+  const at = (times: number[]) => times.map((t) => onsetAtBeat(onsets.loudness, Math.round(t * onsets.frameRate)));
+  const mean = (values: number[]) => values.reduce((a, v) => a + v, 0) / values.length;
+  const louder = mean(at(kicks)) / mean(at(bassNotes));
+  assert.ok(louder < 2, `the loudness cue alone would not move the beats: the kicks ${louder} times as loud`);
+  assert.deepEqual(rounded(onTheBeat(bassNotes, onsets, seconds)), rounded(kicks));
+  assert.deepEqual(onTheBeat(kicks, onsets, seconds), kicks);
+});
+
+test("a shuffle's beats tracked on its swung off-beats move a third of a beat, onto the kicks", () => {
+  const seconds = 10;
+  const out = new Float32Array(seconds * RATE);
+  const rng = new Rng(3);
+  const kicks = beatsAt(seconds);
+  for (const beat of kicks) {
+    addKick(out, beat);
+    // A ride on the swung off-beat, two thirds of the way to the next beat: bright noise (white noise's first
+    // difference, little of it below 200 Hz) dying in 80 ms.
+    const ride = Math.round((beat + (2 / 3) * 0.5) * RATE);
+    let previous = 0;
+    for (let i = 0; i < 0.15 * RATE && ride + i < out.length; i++) {
+      const white = rng.next() * 2 - 1;
+      out[ride + i] = (out[ride + i] as number) + 0.1 * Math.exp(-i / RATE / 0.08) * (white - previous);
+      previous = white;
+    }
+  }
+  const onsets = onsetEnvelope(out, RATE);
+  const swung = kicks.slice(0, -1).map((t) => t + (2 / 3) * 0.5);
+  assert.deepEqual(rounded(onTheBeat(swung, onsets, seconds)), rounded(kicks));
+  assert.deepEqual(onTheBeat(kicks, onsets, seconds), kicks);
+});
+
 const seconds = 8;
 function noise(level: number, seed: number): Float32Array {
   const rng = new Rng(seed);
