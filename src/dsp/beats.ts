@@ -94,7 +94,7 @@ const KICK_RISE_SECONDS = 0.05;
 /**
  * On the development material a kick of a four-on-the-floor song rises 10–13 dB in the low band and falls 9–15 dB
  * after, its off-beat bass notes rise as much but fall by 0–4 dB. Of the beats tracked on the off-beats, the points
- * halfway were hits by 4.9–10.2 dB more than the beats; of the beats tracked right, by at most 2.3 dB more (a
+ * halfway were hits by 5.2–10.3 dB more than the beats; of the beats tracked right, by at most 2.5 dB more (a
  * struck bass note's decay between the beats of a waltz or a score is no hit: it does not rise).
  */
 const KICK_MARGIN_DB = 3.5;

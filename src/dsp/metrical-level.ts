@@ -41,10 +41,10 @@ const MIN_BEAT_BPM = 40;
 const MAX_BEAT_BPM = 240;
 /**
  * A level doubled because its drum pattern spans eight beats (the eighths of a 16th-note groove) gives a beat not
- * slower than this (the level doubled is 140 BPM or faster). The repetition is weaker evidence than an accent: a 130 BPM dance
- * groove and a 126 BPM score whose patterns run over two bars were doubled into 65 and 63 (the development plan's
- * dev-electronic-130 and dev-score-e3m3-fm), where the doublings that were right gave 80–115 BPM; a 52 BPM "beat"
- * doubled from a 105 BPM shuffle is the two-bar phrase of its bass line, not half bars.
+ * slower than this (the level doubled is 140 BPM or faster). The repetition is weaker evidence than an accent: a
+ * 130 BPM dance groove and a 126 BPM score whose patterns run over two bars were doubled into 65 and 63 (the
+ * development plan's dev-electronic-130 and dev-score-e3m3-fm), where the doublings that were right gave 80–115 BPM;
+ * a 52 BPM "beat" doubled from a 105 BPM shuffle is the two-bar phrase of its bass line, not half bars.
  */
 const MIN_DOUBLED_BEAT_BPM = 70;
 /** The preferred tempo and the width (in octaves) of the prior around it (Ellis 2007). */

@@ -111,7 +111,7 @@ export function onsetEnvelope(signal: Float32Array, sampleRate: number, fftSize 
   };
 }
 
-/** Levels in dB, each held at least `range` dB below the loudest. */
+/** Levels in dB, none lower than `range` dB below the loudest. */
 function heldAbove(levelsDb: Float32Array, range: number): Float32Array {
   let loudest = Number.NEGATIVE_INFINITY;
   for (const value of levelsDb) loudest = Math.max(loudest, value);

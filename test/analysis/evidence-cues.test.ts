@@ -1,7 +1,7 @@
 /**
  * The cues of the analysis' phase check and key support on signals made here, where the answer is known by
- * construction: beats moved onto louder onsets or kicks halfway or a third of a beat away (beats.ts's onTheBeat), and the tuning
- * clarity of notes under loud noise (chroma.ts), beside noise alone and a gliding voice-like tone.
+ * construction: beats moved onto louder onsets or kicks halfway or a third of a beat away (beats.ts's onTheBeat),
+ * and the tuning clarity of notes under loud noise (chroma.ts), beside noise alone and a gliding voice-like tone.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
