@@ -104,7 +104,14 @@ test("Hydrogen's training kits read and sound, none played by a held-out family"
 
 test("the development plan plays no held-out score", () => {
   const heldOutLumps = new Set(SCORES.map(([lump]) => lump));
-  for (const [lump] of DEVELOPMENT_SCORES) assert.ok(!heldOutLumps.has(lump), `${lump} is held out`);
+  // A lump whose name shares its first five letters with a held-out one (D_RUNNI2 beside D_RUNNIN) may be a
+  // variant of the same music: none is used.
+  const stem = (lump: string) => lump.slice(0, 7);
+  const heldOutStems = new Set(SCORES.map(([lump]) => stem(lump)));
+  for (const [lump] of DEVELOPMENT_SCORES) {
+    assert.ok(!heldOutLumps.has(lump), `${lump} is held out`);
+    assert.ok(!heldOutStems.has(stem(lump)), `${lump} echoes a held-out score's name`);
+  }
   const heldOutIds = new Set(fullPlan().map((p) => p.id));
   for (const plan of developmentPlan()) assert.ok(!heldOutIds.has(plan.id), `${plan.id} is a held-out track`);
 });

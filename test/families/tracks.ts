@@ -100,8 +100,10 @@ export const SCORES: [string, number][] = [
 ];
 
 /**
- * Freedoom's other music, for the development plan only: real compositions (rock and metal, 110-160 BPM) that no
- * held-out track plays.
+ * Freedoom's other music, for the development plan only: real compositions (rock and metal among them, 70-160 BPM)
+ * that no held-out track plays. The first six were added on 2026-12-05; the other 28 on 2026-12-06,
+ * every level's music from which an excerpt with drums, bass and a third part can be taken, but those whose lump
+ * names echo a held-out one (D_RUNNI2, D_THEDA3, D_COUNT2, D_THE_DA), which might share its material.
  */
 export const DEVELOPMENT_SCORES: [string, number][] = [
   ["D_E1M2", 0.2],
@@ -110,6 +112,12 @@ export const DEVELOPMENT_SCORES: [string, number][] = [
   ["D_SHAWN3", 0.2],
   ["D_TENSE", 0.2],
   ["D_DDTBL2", 0.2],
+  ...[
+    ...["D_E1M4", "D_E1M6", "D_E1M7", "D_E1M8", "D_E1M9", "D_E2M1", "D_E2M2", "D_E2M3", "D_E2M4"],
+    ...["D_E3M2", "D_E3M4", "D_E3M5", "D_E3M6", "D_STALKS", "D_BETWEE", "D_DOOM", "D_SHAWN", "D_DDTBLU"],
+    ...["D_IN_CIT", "D_STLKS2", "D_DOOM2", "D_STLKS3", "D_ROMERO", "D_MESSAG", "D_AMPIE", "D_ADRIAN", "D_MESSG2"],
+    "D_ROMER2",
+  ].map((lump): [string, number] => [lump, 0.2]),
 ];
 
 const scoreId = (lump: string) => `score-${lump.slice(2).toLowerCase()}`;
