@@ -6,7 +6,7 @@ import { type ChordOccurrence, estimateKey } from "./key.ts";
 import { findMetricalLevel } from "./metrical-level.ts";
 import { drumAccentEnvelope, type OnsetEnvelope, onsetEnvelope } from "./onsets.ts";
 import { type PulseEvidence, pulseEvidence } from "./pulse-evidence.ts";
-import { chordConfidence, keyConfidence, keySupport } from "./tonal-evidence.ts";
+import { chordConfidence, harmonicMovement, keyConfidence, keySupport } from "./tonal-evidence.ts";
 
 export interface Beat {
   time: number;
@@ -128,7 +128,7 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
   const chords = chordSpans(segments, recognized);
 
   const distribution = new Float64Array(12);
-  const movement = harmonicMovement(segments);
+  const movement = harmonicMovement(chroma, segments.floor);
   for (const s of segments) {
     const weight = s.end - s.start;
     for (let c = 0; c < 12; c++) {
@@ -152,29 +152,6 @@ export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAna
       harmonicMovement: movement,
     },
   };
-}
-
-/**
- * How much the harmony moves: the time-weighted mean of 1 − cosine between each sounding segment's chroma and the
- * whole piece's. A key is heard from chords and notes that change; a drone holds one sound (0 here).
- */
-function harmonicMovement(segments: ChromaSegment[]): number {
-  const mean = new Float32Array(12);
-  for (const s of segments)
-    if (s.trebleN)
-      for (let c = 0; c < 12; c++) mean[c] = (mean[c] as number) + (s.end - s.start) * (s.trebleN[c] as number);
-  const norm = Math.hypot(...mean);
-  if (norm === 0) return 0;
-  let moved = 0;
-  let seconds = 0;
-  for (const s of segments) {
-    if (!s.trebleN) continue;
-    let dot = 0;
-    for (let c = 0; c < 12; c++) dot += ((mean[c] as number) / norm) * (s.trebleN[c] as number);
-    moved += (s.end - s.start) * (1 - dot);
-    seconds += s.end - s.start;
-  }
-  return seconds > 0 ? moved / seconds : 0;
 }
 
 interface ChromaSegment {

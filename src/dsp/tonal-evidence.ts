@@ -12,20 +12,21 @@
  *   chroma and a drone give large margins.
  * - Key support, whether there is a key at all: the spectral peaks keep to one tuning as tuned instruments do
  *   (speech glides, noise has no pitch; Chromagram.tuningClarity) and the harmony moves (a drone holds one sound;
- *   harmonicMovement in analyze-music.ts). Each on a logistic curve, the smaller counts. The triad fit is no cue
+ *   harmonicMovement below). Each on a logistic curve, the smaller counts. The triad fit is no cue
  *   for it: a melody over the chords lowers it in songs as much as speech does.
  * The curves' midpoints and widths were calibrated on the calibration material (see
  * test/analysis/calibration-report.ts: calibration-material.ts against the suite, the corpus' development and
  * tuning splits and the family material's development plan), not on the test material.
  */
 import { CHORDS, type ChordLabel } from "./chords.ts";
+import { averageFrames, type Chromagram } from "./chroma.ts";
 import { logistic } from "./pulse-evidence.ts";
 
 export const FIT_CURVE = { midpoint: 0.7, width: 0.04 };
 export const CHORD_MARGIN_CURVE = { midpoint: 0.03, width: 0.02 };
 export const KEY_MARGIN_CURVE = { midpoint: 0.12, width: 0.03 };
 export const TUNING_CURVE = { midpoint: 0.27, width: 0.02 };
-export const MOVEMENT_CURVE = { midpoint: 0.01, width: 0.0025 };
+export const MOVEMENT_CURVE = { midpoint: 0.012, width: 0.0025 };
 
 const INTERVALS = { maj: [0, 4, 7], min: [0, 3, 7] };
 
@@ -71,4 +72,42 @@ export function keySupport(tuningClarity: number, movement: number): number {
  */
 export function keyConfidence(support: number, margin: number): number {
   return support * (0.5 + 0.5 * logistic(margin, KEY_MARGIN_CURVE));
+}
+
+/** The window over which harmonicMovement compares the sound with the sound just before. */
+const MOVEMENT_WINDOW_SECONDS = 0.25;
+
+/**
+ * How much the harmony moves from moment to moment: the mean of 1 − cosine between the treble chroma of consecutive
+ * quarter seconds, over pairs that both sound (summed chroma above floor). The chroma is taken as amplitude (the
+ * square root of its energy), so a quieter melody over a held chord still counts and a drone's beating partials
+ * little: on the calibration material drones give 0.0001-0.007, music 0.021 and up, where energy gave 0.023
+ * against 0.042 and log-compressed chroma 0.003 against 0.0066 (decisions.md). Measured against the whole piece's
+ * mean instead, a riff that keeps to one chord looked as still as a drone.
+ */
+export function harmonicMovement(chroma: Chromagram, floor: number): number {
+  const duration = chroma.treble.length * chroma.hopSeconds;
+  let previous: Float32Array | null = null;
+  let moved = 0;
+  let pairs = 0;
+  for (let start = 0; start + MOVEMENT_WINDOW_SECONDS <= duration; start += MOVEMENT_WINDOW_SECONDS) {
+    const window = averageFrames(chroma.treble, chroma.hopSeconds, start, start + MOVEMENT_WINDOW_SECONDS);
+    const energy = window.reduce((a, b) => a + b, 0);
+    const current = energy > floor ? unitAmplitude(window) : null;
+    if (previous && current) {
+      let dot = 0;
+      for (let c = 0; c < 12; c++) dot += (previous[c] as number) * (current[c] as number);
+      moved += 1 - dot;
+      pairs++;
+    }
+    previous = current;
+  }
+  return pairs > 0 ? moved / pairs : 0;
+}
+
+/** The chroma as amplitude (square root of each energy), to unit length. */
+function unitAmplitude(energy: Float32Array): Float32Array {
+  const amplitude = energy.map(Math.sqrt);
+  const norm = Math.hypot(...amplitude);
+  return amplitude.map((v) => v / norm);
 }

@@ -1,7 +1,8 @@
 /**
  * The cues of the analysis' phase check and key support on signals made here, where the answer is known by
  * construction: beats moved onto louder onsets or kicks halfway or a third of a beat away (beats.ts's onTheBeat),
- * and the tuning clarity of notes under loud noise (chroma.ts), beside noise alone and a gliding voice-like tone.
+ * the tuning clarity of notes under loud noise (chroma.ts), beside noise alone and a gliding voice-like tone, and
+ * the harmonic movement of a riff over one held chord against a drone whose partials beat (tonal-evidence.ts).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -9,7 +10,7 @@ import { onsetAtBeat, onTheBeat } from "../../src/dsp/beats.ts";
 import { chromagram } from "../../src/dsp/chroma.ts";
 import { type OnsetEnvelope, onsetEnvelope } from "../../src/dsp/onsets.ts";
 import { logistic } from "../../src/dsp/pulse-evidence.ts";
-import { TUNING_CURVE } from "../../src/dsp/tonal-evidence.ts";
+import { harmonicMovement, MOVEMENT_CURVE, TUNING_CURVE } from "../../src/dsp/tonal-evidence.ts";
 import { Rng } from "../music/synth.ts";
 
 const FRAME_RATE = 50;
@@ -176,4 +177,36 @@ test("tuning clarity: notes under noise of twice their power keep to their grid;
   assert.ok(support(notes) > 0.99, `notes alone: ${support(notes)}`);
   assert.ok(support(hiss) < 0.01, `noise alone: ${support(hiss)}`);
   assert.ok(support(glide(0.2)) < 0.1, `a gliding tone: ${support(glide(0.2))}`);
+});
+
+/** Harmonic tones (six partials each) of the given frequencies in Hz, each from `start` for `length` seconds. */
+function tones(notes: { hz: number; start: number; length: number; level: number }[]): Float32Array {
+  const out = new Float32Array(seconds * RATE);
+  for (const { hz, start, length, level } of notes)
+    for (let i = Math.round(start * RATE); i < Math.min(out.length, Math.round((start + length) * RATE)); i++) {
+      const t = i / RATE;
+      let v = 0;
+      for (let h = 1; h <= 6; h++) v += Math.sin(2 * Math.PI * hz * h * t) / h;
+      out[i] = (out[i] as number) + v * level;
+    }
+  return out;
+}
+const hz = (midi: number) => 440 * 2 ** ((midi - 69) / 12);
+const held = (midi: number, level = 0.05) => ({ hz: hz(midi), start: 0, length: seconds, level });
+
+test("harmonic movement: a riff over one held chord moves, a drone whose partials beat does not", () => {
+  const support = (x: Float32Array) => logistic(harmonicMovement(chromagram(x, RATE), 0), MOVEMENT_CURVE);
+  // A2 + E3 + A3 held, the A3 doubled 0.8 Hz sharp: the partials beat, as a chorus or two strings do.
+  const drone = tones([held(45), held(52), held(57), { ...held(57), hz: hz(57) + 0.8 }]);
+  // The same chord held under a melody on the A minor pentatonic, a note every half second.
+  const melody = [69, 72, 74, 76, 74, 72, 69, 67].map((midi, i) => ({
+    hz: hz(midi),
+    start: i * 0.5,
+    length: 0.5,
+    level: 0.04,
+  }));
+  const riff = tones([held(45), held(52), held(57), ...melody, ...melody.map((n) => ({ ...n, start: n.start + 4 }))]);
+  assert.ok(support(drone) < 0.2, `the drone: ${support(drone)}`);
+  assert.ok(support(riff) > 0.9, `the riff: ${support(riff)}`);
+  assert.ok(support(chords(0.05)) > 0.99, `chord changes: ${support(chords(0.05))}`);
 });
