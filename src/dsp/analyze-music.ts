@@ -1,6 +1,6 @@
 import { beatDividesInThree, dropTrailingBeats, onsetAtBeat, onTheBeat, trackBeats } from "./beats.ts";
 import { bassOnChordRoot, type ChordSegmentInput, chordName, normalizeChroma, recognizeChords } from "./chords.ts";
-import { averageFrames, type Chromagram, chromagram } from "./chroma.ts";
+import { averageFrames, type Chromagram, chromagram, unitChromaCosine } from "./chroma.ts";
 import { findDownbeats, halfBarChange, type Meter } from "./downbeats.ts";
 import { type ChordOccurrence, estimateKey } from "./key.ts";
 import { findMetricalLevel } from "./metrical-level.ts";
@@ -72,13 +72,6 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 export const REPORT_THRESHOLD = 0.5;
 /** Chord segments where there are no beats to follow. */
 const GRID_SECONDS = 0.5;
-
-function cosine(a: Float32Array | null, b: Float32Array | null): number {
-  if (!a || !b) return 0;
-  let dot = 0;
-  for (let c = 0; c < 12; c++) dot += (a[c] as number) * (b[c] as number);
-  return dot;
-}
 
 /** Tempo, beats with their place in the bar, chords and key of a mono signal, each with its confidence. */
 export function analyzeMusic(signal: Float32Array, sampleRate: number): MusicAnalysis {
@@ -201,7 +194,7 @@ function barPositions(onsets: OnsetEnvelope, beatTimes: number[], beatSegments: 
   // The first beat has no beat before it: its change is unknown, not zero (zero would count against a song
   // that starts on its downbeat).
   const change = beatSegments.map((s, i) =>
-    i === 0 ? Number.NaN : 1 - cosine(beatSegments[i - 1]?.trebleN ?? null, s.trebleN),
+    i === 0 ? Number.NaN : 1 - unitChromaCosine(beatSegments[i - 1]?.trebleN ?? null, s.trebleN),
   );
   const meters = beatDividesInThree(onsets, beatTimes) ? ([2, 3, 4] as const) : ([3, 4] as const);
   const { meter, firstDownbeat } = findDownbeats(

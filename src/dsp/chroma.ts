@@ -166,3 +166,11 @@ export function averageFrames(frames: Float32Array[], hopSeconds: number, start:
   if (count > 0) for (let c = 0; c < 12; c++) sum[c] = (sum[c] as number) / count;
   return sum;
 }
+
+/** The cosine of two unit-length chroma vectors, their dot product (0 when either is missing, as silence). */
+export function unitChromaCosine(a: Float32Array | null, b: Float32Array | null): number {
+  if (!a || !b) return 0;
+  let dot = 0;
+  for (let c = 0; c < 12; c++) dot += (a[c] as number) * (b[c] as number);
+  return dot;
+}

@@ -7,6 +7,8 @@
  * and Davies & Plumbley 2006 (downbeats from spectral change at beat level). Each (meter, phase) is scored
  * by how much the beats it calls downbeats stand out.
  */
+import { unitChromaCosine } from "./chroma.ts";
+
 export interface DownbeatCues {
   /** Low-band onset strength at each beat. */
   low: number[];
@@ -83,14 +85,6 @@ export function findDownbeats(
   return { meter: best.meter, firstDownbeat: best.firstDownbeat };
 }
 
-/** The dot product of two unit chroma vectors (0 when either is missing). */
-function dot(a: Float32Array | null, b: Float32Array | null): number {
-  if (!a || !b) return 0;
-  let sum = 0;
-  for (let c = 0; c < 12; c++) sum += (a[c] as number) * (b[c] as number);
-  return sum;
-}
-
 /**
  * Harmonic change at each beat between the two beats before it and the two from it (1 − cosine of their mean
  * chroma): chords change at the bar line, while a tune's notes change on any beat; over two beats the tune
@@ -110,5 +104,5 @@ export function halfBarChange(chroma: (Float32Array | null)[]): number[] {
     const norm = Math.hypot(...out);
     return any && norm > 0 ? out.map((v) => v / norm) : null;
   };
-  return chroma.map((_, i) => (i === 0 ? Number.NaN : 1 - dot(mean(i - 2, i), mean(i, i + 2))));
+  return chroma.map((_, i) => (i === 0 ? Number.NaN : 1 - unitChromaCosine(mean(i - 2, i), mean(i, i + 2))));
 }

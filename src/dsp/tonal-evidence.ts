@@ -19,7 +19,7 @@
  * tuning splits and the family material's development plan), not on the test material.
  */
 import { CHORDS, type ChordLabel } from "./chords.ts";
-import { averageFrames, type Chromagram } from "./chroma.ts";
+import { averageFrames, type Chromagram, unitChromaCosine } from "./chroma.ts";
 import { logistic } from "./pulse-evidence.ts";
 
 export const FIT_CURVE = { midpoint: 0.7, width: 0.04 };
@@ -95,9 +95,7 @@ export function harmonicMovement(chroma: Chromagram, floor: number): number {
     const energy = window.reduce((a, b) => a + b, 0);
     const current = energy > floor ? unitAmplitude(window) : null;
     if (previous && current) {
-      let dot = 0;
-      for (let c = 0; c < 12; c++) dot += (previous[c] as number) * (current[c] as number);
-      moved += 1 - dot;
+      moved += 1 - unitChromaCosine(previous, current);
       pairs++;
     }
     previous = current;
