@@ -129,26 +129,32 @@ function noise(level: number, seed: number): Float32Array {
   const rng = new Rng(seed);
   return Float32Array.from({ length: seconds * RATE }, () => (rng.next() * 2 - 1) * level);
 }
-/** Harmonic tones (six partials each) on equal-tempered pitches, a chord change every second. */
-function chords(level: number): Float32Array {
+/** Harmonic tones (six partials each) of the given frequencies in Hz, each from `start` for `length` seconds. */
+function tones(notes: { hz: number; start: number; length: number; level: number }[]): Float32Array {
   const out = new Float32Array(seconds * RATE);
+  for (const { hz, start, length, level } of notes)
+    for (let i = Math.round(start * RATE); i < Math.min(out.length, Math.round((start + length) * RATE)); i++) {
+      const t = i / RATE;
+      let v = 0;
+      for (let h = 1; h <= 6; h++) v += Math.sin(2 * Math.PI * hz * h * t) / h;
+      out[i] = (out[i] as number) + v * level;
+    }
+  return out;
+}
+const hz = (midi: number) => 440 * 2 ** ((midi - 69) / 12);
+/** Harmonic tones on equal-tempered pitches, a chord change every second. */
+function chords(level: number): Float32Array {
   const progression = [
     [57, 60, 64],
     [53, 57, 60],
     [55, 59, 62],
     [52, 56, 59],
   ];
-  for (let i = 0; i < out.length; i++) {
-    const t = i / RATE;
-    const chord = progression[Math.floor(t) % progression.length] as number[];
-    let v = 0;
-    for (const midi of chord) {
-      const f = 440 * 2 ** ((midi - 69) / 12);
-      for (let h = 1; h <= 6; h++) v += Math.sin(2 * Math.PI * f * h * t) / h;
-    }
-    out[i] = v * level;
-  }
-  return out;
+  return tones(
+    Array.from({ length: seconds }, (_, second) => progression[second % progression.length] as number[]).flatMap(
+      (chord, second) => chord.map((midi) => ({ hz: hz(midi), start: second, length: 1, level })),
+    ),
+  );
 }
 /** A voice-like tone: harmonics of a pitch that glides up and down by five semitones, twice a second. */
 function glide(level: number): Float32Array {
@@ -179,19 +185,6 @@ test("tuning clarity: notes under noise of twice their power keep to their grid;
   assert.ok(support(glide(0.2)) < 0.1, `a gliding tone: ${support(glide(0.2))}`);
 });
 
-/** Harmonic tones (six partials each) of the given frequencies in Hz, each from `start` for `length` seconds. */
-function tones(notes: { hz: number; start: number; length: number; level: number }[]): Float32Array {
-  const out = new Float32Array(seconds * RATE);
-  for (const { hz, start, length, level } of notes)
-    for (let i = Math.round(start * RATE); i < Math.min(out.length, Math.round((start + length) * RATE)); i++) {
-      const t = i / RATE;
-      let v = 0;
-      for (let h = 1; h <= 6; h++) v += Math.sin(2 * Math.PI * hz * h * t) / h;
-      out[i] = (out[i] as number) + v * level;
-    }
-  return out;
-}
-const hz = (midi: number) => 440 * 2 ** ((midi - 69) / 12);
 const held = (midi: number, level = 0.05) => ({ hz: hz(midi), start: 0, length: seconds, level });
 
 test("harmonic movement: a riff over one held chord moves, a drone whose partials beat does not", () => {
