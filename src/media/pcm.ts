@@ -19,7 +19,8 @@ export const pcmLength = (pcm: Pcm): number => pcm.channels[0]?.length ?? 0;
  * rate and channel count, the file's own where omitted. ffmpeg writes a WAV stream, whose header gives the
  * rate and channels it chose, so no probe runs first. Input that is not media, has no audio or cannot be
  * decoded is BAD_INPUT. With `onProgress`, ffmpeg reports how far it got (`-progress` on a pipe of its own) and a
- * probe, run alongside, gives the duration that makes it a fraction.
+ * probe, run alongside, gives the duration that makes it a fraction; the decode resolves once the probe has
+ * answered, so a position reported before it did is not lost.
  */
 export function decodeAudio(
   file: string,
@@ -38,7 +39,9 @@ export function decodeAudio(
     const stdio = onProgress ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"];
     const child = spawn(mediaBinaries().ffmpeg, args, { stdio: stdio as ["ignore", "pipe", "pipe"], signal });
     lowerPriority(child.pid);
-    if (onProgress) followDecode(child.stdio[3] as NodeJS.ReadableStream | null, file, onProgress, signal);
+    const probed = onProgress
+      ? followDecode(child.stdio[3] as NodeJS.ReadableStream | null, file, onProgress, signal)
+      : Promise.resolve();
     const chunks: Buffer[] = [];
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -56,7 +59,8 @@ export function decodeAudio(
         );
       }
       try {
-        resolve(planarFromWav(Buffer.concat(chunks)));
+        const pcm = planarFromWav(Buffer.concat(chunks));
+        probed.then(() => resolve(pcm));
       } catch (error) {
         reject(error);
       }
@@ -64,20 +68,21 @@ export function decodeAudio(
   });
 }
 
-/** Turns ffmpeg's `-progress` lines (out_time_us=…) into fractions of the file's duration, once a probe has it. */
+/**
+ * Turns ffmpeg's `-progress` lines (out_time_us=…) into fractions of the file's duration, once a probe has it: the
+ * latest position heard before then is reported when the probe answers. Settles when the probe has answered.
+ */
 function followDecode(
   progress: NodeJS.ReadableStream | null,
   file: string,
   onProgress: (fraction: number) => void,
   signal: AbortSignal | undefined,
-): void {
+): Promise<void> {
   let durationUs: number | undefined;
-  probeMedia(file, signal).then(
-    (metadata) => {
-      if (metadata.durationSeconds) durationUs = metadata.durationSeconds * 1e6;
-    },
-    () => undefined, // the decode itself says what is wrong with the file
-  );
+  let latestUs: number | undefined;
+  const report = () => {
+    if (latestUs !== undefined && durationUs) onProgress(Math.min(1, latestUs / durationUs));
+  };
   let pending = "";
   progress?.setEncoding("utf8");
   progress?.on("data", (chunk: string) => {
@@ -86,10 +91,19 @@ function followDecode(
     pending = lines.pop() ?? "";
     for (const line of lines) {
       const done = /^out_time_us=(\d+)/.exec(line)?.[1];
-      if (done && durationUs) onProgress(Math.min(1, Number(done) / durationUs));
+      if (done === undefined) continue;
+      latestUs = Number(done);
+      report();
     }
   });
   progress?.on("error", () => undefined);
+  return probeMedia(file, signal).then(
+    (metadata) => {
+      if (metadata.durationSeconds) durationUs = metadata.durationSeconds * 1e6;
+      report();
+    },
+    () => undefined, // the decode itself says what is wrong with the file
+  );
 }
 
 /** The samples of a float32 WAV stream as ffmpeg writes it to a pipe (size fields unset), one array per channel. */
