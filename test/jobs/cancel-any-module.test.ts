@@ -300,10 +300,13 @@ describe("cancels through the HTTP API (POST /v1/job/:id/cancel)", () => {
         await stopping.createJob(apiKey, "mixdown/stems-4", { inputUrl }),
         await stopping.createJob(apiKey, "mixdown/midi", { inputUrl }),
       ];
-      // Both in their module's work (past decoding), then SIGTERM: after the grace, their steps are stopped.
+      // Both in their module's work (past decoding), then SIGTERM: after the grace, their steps are stopped. Each
+      // workflow is fetch then the module's step, weighing the same: the job is at 0.5 once the fetch is done, before
+      // the module's process may have started, and at 0.575 when its step is 15 % in.
+      const pastDecoding = 0.5 + 0.15 / 2;
       for (let i = 0; i < 2400; i++) {
         const states = await Promise.all(ids.map((id) => stopping.api("GET", `/v1/job/${id}/status`, { key: apiKey })));
-        if (states.every((s) => s.body.status === "STARTED" && (s.body.progress ?? 0) >= 0.15)) break;
+        if (states.every((s) => s.body.status === "STARTED" && (s.body.progress ?? 0) >= pastDecoding)) break;
         await delay(10);
       }
       assert.equal(moduleProcessesOf(stopping).length, 2, "each step runs in its module's process");
