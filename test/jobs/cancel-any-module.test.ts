@@ -13,6 +13,7 @@ import { whisperInstalled } from "../../src/modules/transcribe/engines/whisper-b
 import { startFixture } from "../helpers/http-fixture.ts";
 import { assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { processesMatching } from "../helpers/processes.ts";
+import { seededRandom } from "../helpers/random.ts";
 import { writeEmptyWhisperModel } from "../speech/empty-whisper-model.ts";
 
 /**
@@ -24,18 +25,6 @@ import { writeEmptyWhisperModel } from "../speech/empty-whisper-model.ts";
  */
 const CANCELS = 50;
 const SEED = Number(process.env.MIXDOWN_TEST_SEED ?? 20250);
-/** Small, fast, seeded (mulberry32): the same moments each run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mixdown-cancel-any-"));
 const SENTENCE = "The quick brown fox jumps over the lazy dog while the band plays on through the night.";
 let music = "";
@@ -141,7 +130,7 @@ async function nothingRunsIn(dir: string): Promise<number[]> {
 describe(`${CANCELS} cancels at random moments of each module's step (seed ${SEED})`, { concurrency: true }, () => {
   for (const [index, storm] of STORMS.entries()) {
     test(storm.name, { skip: storm.skip }, async (t) => {
-      const rng = random(SEED + index);
+      const rng = seededRandom(SEED + index);
       const pool = new ModulePool({ idleMs: 60_000, retireBytes: 1024 ** 3 });
       const dir = fs.mkdtempSync(path.join(tmp, "storm-"));
       try {
@@ -263,7 +252,7 @@ describe("cancels through the HTTP API (POST /v1/job/:id/cancel)", () => {
   }
 
   test("cancelled stems-4, midi, transcribe and convert jobs cost those jobs only; the server goes on", async (t) => {
-    const rng = random(SEED);
+    const rng = seededRandom(SEED);
     const cases: [string, string][] = [
       ["mixdown/stems-4", "/music.wav"],
       ["mixdown/stems-4", "/music.wav"],
