@@ -203,12 +203,14 @@ test("the quick tracks' stems add up to the mixture, and the truth from the scor
  * fits lie close (src/dsp/chords.ts), chord overlap 0.364 (floor 0.26). With the network of 2026-12-05 (the
  * twenty-first blended with the twenty-fourth at 0.35): drums 3.40, bass 1.55, vocals 4.04, other 4.92 dB, a sound
  * alone 90.5 % in its stem, guitars 2.3 % in drums (floors unchanged). On 2026-12-06, with beats moved onto kicks
- * halfway (src/dsp/beats.ts's onTheBeat): analysis beat F 0.459, chord overlap 0.356 (floors unchanged). The issues' goals
+ * halfway (src/dsp/beats.ts's onTheBeat): analysis beat F 0.459, chord overlap 0.356 (floors unchanged); later that
+ * day, with an onset counting at most three loud hits in the metrical level (src/dsp/metrical-level.ts), both metal
+ * excerpts read their tempo: beat F 0.635 (floor 0.5), chord overlap 0.357. The issues' goals
  * (stems-4 ≥ 0.7 / 0.6 of the oracle, tempo and key right on most tracks) are far off here: docs/families.md.
  */
 const SEPARATION_FLOORS: Record<FourStem, number> = { drums: 2.5, bass: 0.3, vocals: 3.0, other: 4.0 };
 const ALONE_FLOORS = { inOwnStem: 0.88, guitarInDrumsAtMost: 0.03 };
-const ANALYSIS_FLOORS = { beatF: 0.27, chordOverlap: 0.26, sectionPairwiseF: 0.65, sectionBoundaryF: 0.14 };
+const ANALYSIS_FLOORS = { beatF: 0.5, chordOverlap: 0.26, sectionPairwiseF: 0.65, sectionBoundaryF: 0.14 };
 
 test("separation, a sound alone and analysis per family on the quick tracks stay above today's level", async (t) => {
   const scored: TrackFigures[] = [];
