@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { findMetricalLevel } from "../../src/dsp/metrical-level.ts";
 import type { OnsetEnvelope } from "../../src/dsp/onsets.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { Rng } from "../music/synth.ts";
 
 const FRAME_RATE = 22050 / 512;
 
@@ -16,28 +16,31 @@ const FRAME_RATE = 22050 / 512;
  * each varied by ±30 %. `first` multiplies the first onset.
  */
 function denseEighths(bpm: number, seconds: number, first: number, seed: number): OnsetEnvelope {
-  const rng = seededRandom(seed);
+  const rng = new Rng(seed);
   const frames = Math.round(seconds * FRAME_RATE);
   const band = () => new Float32Array(frames);
-  const [strength, low, mid, high] = [band(), band(), band(), band()] as Float32Array[];
+  const strength = band();
+  const low = band();
+  const mid = band();
+  const high = band();
   const start = 0.5;
   for (let k = 0; start + (k * 30) / bpm < seconds - 0.1; k++) {
     const frame = Math.round((start + (k * 30) / bpm) * FRAME_RATE);
     const beat = k % 2 === 0 ? 1.1 : 1;
     const backbeat = k % 4 === 2 ? 1.2 : 1;
     const level = (k === 0 ? first : 1) * beat;
-    const vary = () => 0.7 + 0.6 * rng();
-    (low as Float32Array)[frame] = level * vary();
-    (mid as Float32Array)[frame] = level * backbeat * vary();
-    (high as Float32Array)[frame] = level * vary();
-    (strength as Float32Array)[frame] = level * backbeat * vary() * 3;
+    const vary = () => rng.uniform(0.7, 1.3);
+    low[frame] = level * vary();
+    mid[frame] = level * backbeat * vary();
+    high[frame] = level * vary();
+    strength[frame] = level * backbeat * vary() * 3;
   }
   const silent = new Float32Array(frames);
   return {
-    strength: strength as Float32Array,
-    low: low as Float32Array,
-    mid: mid as Float32Array,
-    high: high as Float32Array,
+    strength,
+    low,
+    mid,
+    high,
     renewal: silent,
     loudness: silent,
     lowLevelDb: silent,

@@ -13,7 +13,7 @@ import { whisperInstalled } from "../../src/modules/transcribe/engines/whisper-b
 import { startFixture } from "../helpers/http-fixture.ts";
 import { assertNoneRunning, Mixdown } from "../helpers/mixdown.ts";
 import { processesMatching } from "../helpers/processes.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { Rng } from "../music/synth.ts";
 import { writeEmptyWhisperModel } from "../speech/empty-whisper-model.ts";
 
 /**
@@ -130,7 +130,7 @@ async function nothingRunsIn(dir: string): Promise<number[]> {
 describe(`${CANCELS} cancels at random moments of each module's step (seed ${SEED})`, { concurrency: true }, () => {
   for (const [index, storm] of STORMS.entries()) {
     test(storm.name, { skip: storm.skip }, async (t) => {
-      const rng = seededRandom(SEED + index);
+      const rng = new Rng(SEED + index);
       const pool = new ModulePool({ idleMs: 60_000, retireBytes: 1024 ** 3 });
       const dir = fs.mkdtempSync(path.join(tmp, "storm-"));
       try {
@@ -166,7 +166,7 @@ describe(`${CANCELS} cancels at random moments of each module's step (seed ${SEE
             abortedAt = performance.now();
             progressAtCancel = progress;
             controller.abort(reason);
-          }, rng() * quantile(durations, 0.5));
+          }, rng.next() * quantile(durations, 0.5));
           const outcome = await step.then(
             () => "finished" as const,
             (error: unknown) => error,
@@ -252,7 +252,7 @@ describe("cancels through the HTTP API (POST /v1/job/:id/cancel)", () => {
   }
 
   test("cancelled stems-4, midi, transcribe and convert jobs cost those jobs only; the server goes on", async (t) => {
-    const rng = seededRandom(SEED);
+    const rng = new Rng(SEED);
     const cases: [string, string][] = [
       ["mixdown/stems-4", "/music.wav"],
       ["mixdown/stems-4", "/music.wav"],
@@ -265,7 +265,11 @@ describe("cancels through the HTTP API (POST /v1/job/:id/cancel)", () => {
     const seen: string[] = [];
     for (const [workflow, input] of cases) {
       const inputUrl = `${files.url}${input}`;
-      const { status, progress } = await cancelPast(workflow, { inputUrl, ...params[workflow] }, 0.1 + 0.7 * rng());
+      const { status, progress } = await cancelPast(
+        workflow,
+        { inputUrl, ...params[workflow] },
+        0.1 + 0.7 * rng.next(),
+      );
       seen.push(`${workflow} ${status === 200 ? "cancelled" : "had finished"} at ${progress.toFixed(2)}`);
       await delay(600); // past the step's grace: a crash of the server would show now
       assert.ok(server.apiNode.alive, `the server died after cancelling ${workflow}:\n${server.apiNode.output}`);
