@@ -59,6 +59,20 @@ export interface MetricalLevel {
   /** Beats are grid[phase], grid[phase + step], …: the grid steps per beat and the first beat's index. */
   step: number;
   phase: number;
+  /** Each step of the climb, for reports (test/families/metrical-level-report.ts). */
+  steps: ClimbStep[];
+}
+
+/** One step of the climb from the fast pulse: the groupings weighed, the ratio needed, what was done. */
+export interface ClimbStep {
+  /** The level's tempo before the step. */
+  fromBpm: number;
+  /** Per grouping size: the runner-up pulse's accent over the strongest's (see Grouping). */
+  ratios: { size: number; ratio: number }[];
+  /** The best grouping's ratio must be under this (ACCENT_RATIO, less by the tempo prior for a duple one). */
+  needed: number;
+  /** "accent": grouped by a clear accent; "repetition": too fast, grouped by repetition; "stop"; "doubled": the eight-beat check. */
+  outcome: "accent" | "repetition" | "stop" | "doubled";
 }
 
 function percentile(values: number[], p: number): number {
@@ -174,22 +188,34 @@ export function findMetricalLevel(onsets: OnsetEnvelope): MetricalLevel {
   const allOnsets = grid.map((t) => valueAt(onsets.strength, onsets.frameRate, t));
   let step = 1;
   let phase = 0;
+  const steps: ClimbStep[] = [];
   for (;;) {
     const options = [2, 3]
       .filter((size) => bpmOf(step * size) >= MIN_BEAT_BPM)
       .map((size) => grouping(drums, phase, step, size));
     const best = options.reduce<Grouping | null>((a, o) => (a === null || o.ratio < a.ratio ? o : a), null);
     if (!best) break;
-    const convincing = best.ratio < ACCENT_RATIO * (best.size === 2 ? priorFavour(bpmOf(step * 2), bpmOf(step)) : 1);
-    if (!convincing && bpmOf(step) <= MAX_BEAT_BPM) break;
+    const needed = ACCENT_RATIO * (best.size === 2 ? priorFavour(bpmOf(step * 2), bpmOf(step)) : 1);
+    const convincing = best.ratio < needed;
+    const stops = !convincing && bpmOf(step) <= MAX_BEAT_BPM;
+    steps.push({
+      fromBpm: bpmOf(step),
+      ratios: options.map(({ size, ratio }) => ({ size, ratio })),
+      needed,
+      outcome: convincing ? "accent" : stops ? "stop" : "repetition",
+    });
+    if (stops) break;
     // Too fast for a beat, yet no pulse of a group stands out (16th-note syncopation, off-beat bass and open
     // hi-hat): group by the period at which the onsets repeat best, two pulses or three.
     const chosen = convincing ? best : groupingByRepetition(options, allOnsets.slice(phase), step);
     phase += chosen.strongest * step;
     step *= chosen.size;
   }
-  if (bpmOf(step * 2) >= MIN_DOUBLED_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) step *= 2;
-  return { bpm: bpmOf(step), grid, step, phase };
+  if (bpmOf(step * 2) >= MIN_DOUBLED_BEAT_BPM && drumPatternSpansEightBeats(onsets, grid, step)) {
+    steps.push({ fromBpm: bpmOf(step), ratios: [], needed: 0, outcome: "doubled" });
+    step *= 2;
+  }
+  return { bpm: bpmOf(step), grid, step, phase, steps };
 }
 
 /**
