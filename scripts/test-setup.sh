@@ -14,12 +14,12 @@ cd "$(dirname "$0")/.."
 # (synthesised signals, two speech synthesisers, rendered instruments); pocketsphinx: speech recognition;
 # chromium: the dashboard's browser tests; curl: the README's first job (scripts/first-job.sh), run as written.
 # hydrogen-drumkits … freedoom: the held-out sound families and scores of test/families (docs/families.md);
-# timgm6mb-soundfont … opl3-soundfont: training families, rendered for the analysis' development plan.
+# timgm6mb-soundfont … caps: training families, rendered for the analysis' development plan.
 packages=(ffmpeg sox espeak-ng festival festvox-us-slt-hts fluidsynth fluid-soundfont-gm pocketsphinx
   pocketsphinx-en-us chromium curl
   hydrogen-drumkits lmms-common guitarix-lv2 lv2file ktuberling-data festvox-kdlpc16k festvox-czech-dita
   festvox-suopuhe-lj freedoom timgm6mb-soundfont musescore-general-soundfont avldrums.lv2-soundfont
-  csound-soundfont opl3-soundfont)
+  csound-soundfont opl3-soundfont caps)
 
 missing=()
 if command -v dpkg-query >/dev/null; then

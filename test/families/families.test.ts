@@ -113,7 +113,15 @@ test("the development plan plays no held-out score", () => {
     assert.ok(!heldOutStems.has(stem(lump)), `${lump} echoes a held-out score's name`);
   }
   const heldOutIds = new Set(fullPlan().map((p) => p.id));
-  for (const plan of developmentPlan()) assert.ok(!heldOutIds.has(plan.id), `${plan.id} is a held-out track`);
+  // It plays the corpus' and the training families only, an amplifier chain among them.
+  const tunable = new Set(FAMILIES.filter((f) => f.status === "corpus" || f.status === "training").map((f) => f.id));
+  const plans = developmentPlan();
+  for (const plan of plans) {
+    assert.ok(!heldOutIds.has(plan.id), `${plan.id} is a held-out track`);
+    for (const family of [...Object.values(plan.families), plan.mix])
+      assert.ok(tunable.has(family), `${plan.id} is played by ${family}, neither the corpus' nor a training family`);
+  }
+  assert.ok(plans.some((plan) => plan.families["guitar-distorted"] === "caps-ampvts"));
 });
 
 test("the families' Debian packages are installed", () => needPackages());

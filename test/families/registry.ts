@@ -12,6 +12,7 @@
  * A new family is one more entry; the track list (tracks.ts) and the reports pick it up.
  */
 
+import { highGainTake } from "../../tools/separation-model/amp-chain.ts";
 import {
   AVL_BLACK_PEARL,
   AVL_RED_ZEPPELIN,
@@ -24,7 +25,7 @@ import {
 import { midiFile } from "../corpus/midi.ts";
 import { type DrumKit, playedByKit, renderMidi, SOUNDFONT } from "../corpus/render.ts";
 import type { NoteEvent, Part } from "../corpus/types.ts";
-import type { AmpChain } from "./amp.ts";
+import { type AmpChain, amplify } from "./amp.ts";
 import { fitted, type Stereo, scaled, withScratch } from "./audio.ts";
 import { playKit, readKit } from "./hydrogen-kit.ts";
 import type { Slot } from "./material.ts";
@@ -72,8 +73,15 @@ export type Render =
   | { type: "instrument"; play: (notes: readonly NoteEvent[], ctx: PlayContext) => Promise<Stereo> }
   /** A voice line, mono. */
   | { type: "voice"; sing: (notes: readonly NoteEvent[], length: number, seed: number) => Promise<Float32Array> }
-  /** Applied to the DI of the waveguide guitar (double-tracked), see render-track.ts. */
-  | { type: "amp"; chain: AmpChain }
+  /**
+   * A guitar's DI (mono) through an amplifier chain, each take amplified apart (double-tracked, see
+   * render-track.ts).
+   */
+  | {
+      type: "amp";
+      di: (notes: readonly NoteEvent[], length: number, seed: number) => Promise<Float32Array>;
+      amplify: (di: Float32Array, seed: number) => Promise<Float32Array>;
+    }
   | { type: "mix"; chain: MixChainName }
   | { type: "none" };
 
@@ -129,6 +137,28 @@ const hydrogen = (dir: string): InstrumentRender => ({
     const played = await playKit(readKit(dir), notes, ctx.length);
     return [played[0].map((v) => v * ctx.gains[0]), played[1].map((v) => v * ctx.gains[1])] as Stereo;
   },
+});
+
+/** The waveguide guitar's DI (pluck.ts) through one of amp.ts' chains. */
+const waveguideThrough = (chain: AmpChain): Render => ({
+  type: "amp",
+  di: async (notes, length, seed) => playPlucked(ELECTRIC_GUITAR, notes, length, seed),
+  amplify: (di) => amplify(di, chain),
+});
+
+/**
+ * A soundfont's clean electric guitar (GM program 27) as the DI, mono, through the separation training's CAPS
+ * amplifier and cabinet at high gain (tools/separation-model/amp-chain.ts), its settings drawn from the seed.
+ */
+const soundfontThroughCaps = (soundfont: string): Render => ({
+  type: "amp",
+  di: async (notes, length) => {
+    const part = { name: "comp" as const, program: 27, channel: 0, volume: 127, pan: 64, notes: [...notes] };
+    const audio = await withScratch((dir) => renderMidi(midiFile([part]), `${dir}/part`, soundfont));
+    const [left, right] = fitted([audio[0] as Float32Array, (audio[1] ?? audio[0]) as Float32Array], length);
+    return left.map((v, i) => (v + (right[i] as number)) / 2);
+  },
+  amplify: (di, seed) => highGainTake(di, seed),
 });
 
 /** An LMMS sample chosen by GM program: the first entry whose range holds it. */
@@ -278,7 +308,7 @@ export const FAMILIES: readonly Family[] = [
     what: "Guitarix's metal amp (gxmetal_amp LV2, by lv2file) + cabinet filter, on the waveguide guitar's DI, double-tracked left/right",
     packages: ["guitarix-lv2", "lv2file", "ffmpeg"],
     status: "held-out",
-    render: { type: "amp", chain: "guitarix-metal" },
+    render: waveguideThrough("guitarix-metal"),
   },
   {
     id: "amp-guitarix-ts9-jcm800",
@@ -286,7 +316,7 @@ export const FAMILIES: readonly Family[] = [
     what: "Guitarix's Tube Screamer into its JCM800 preamp (LV2, by lv2file) + cabinet filter, double-tracked",
     packages: ["guitarix-lv2", "lv2file", "ffmpeg"],
     status: "held-out",
-    render: { type: "amp", chain: "guitarix-ts9-jcm800" },
+    render: waveguideThrough("guitarix-ts9-jcm800"),
   },
   {
     id: "amp-sox-overdrive",
@@ -294,7 +324,7 @@ export const FAMILIES: readonly Family[] = [
     what: "sox's overdrive effect + cabinet filter (a plain waveshaper, the fallback chain), double-tracked",
     packages: ["sox", "ffmpeg"],
     status: "held-out",
-    render: { type: "amp", chain: "sox-overdrive" },
+    render: waveguideThrough("sox-overdrive"),
   },
   // Keys, pads, orchestral, leads.
   {
@@ -498,6 +528,16 @@ export const FAMILIES: readonly Family[] = [
     status: "training",
     render: fluidSynth(AVL_RED_ZEPPELIN.file, AVL_RED_ZEPPELIN),
   },
+  {
+    id: "caps-ampvts",
+    kind: "guitar-distorted",
+    what:
+      "the CAPS suite's tube amplifier (C* AmpVTS) and cabinet (C* CabinetIV), LADSPA run by ffmpeg, on the training " +
+      "soundfonts' guitars, clean to high gain; rendered here at high gain on TimGM6mb's clean guitar, double-tracked",
+    packages: ["caps", "timgm6mb-soundfont"],
+    status: "training",
+    render: soundfontThroughCaps(TIMGM6MB),
+  },
   // The rest of the training families: listed, never rendered here.
   ...(
     [
@@ -515,12 +555,6 @@ export const FAMILIES: readonly Family[] = [
         "voice-spoken",
         "Flite's awb and rms voices (and its other built-in voices, from the same recordings)",
         ["flite"],
-      ],
-      [
-        "caps-ampvts",
-        "guitar-distorted",
-        "the CAPS suite's tube amplifier (C* AmpVTS) and cabinet (C* CabinetIV), LADSPA run by ffmpeg, on the training soundfonts' guitars, clean to high gain",
-        ["caps"],
       ],
       ...HYDROGEN_TRAINING_KITS.map(
         (kit) =>

@@ -10,12 +10,11 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { encodeWav16 } from "../../src/media/wav.ts";
 import { type CorpusTruth, type NoteEvent, type PartName, STEMS, type Stem } from "../corpus/types.ts";
-import { amplify, CABINET_FILTER } from "./amp.ts";
+import { CABINET_FILTER } from "./amp.ts";
 import { addInto, ffmpegFilter, panGains, Rng, SAMPLE_RATE, type Stereo, silence, sumOf } from "./audio.ts";
 import type { Material, MaterialPart, Slot } from "./material.ts";
 import { STEM_OF_SLOT } from "./material.ts";
 import { applyMixChain } from "./mix-chains.ts";
-import { ELECTRIC_GUITAR, playPlucked } from "./pluck.ts";
 import { familyById, renderOf } from "./registry.ts";
 
 export interface TrackPlan {
@@ -126,11 +125,11 @@ async function playPart(
     audio = [voice.map((v) => v * volume), voice.map((v) => v * volume)];
   } else if (family.render.type === "amp") {
     // Two takes of the part, each through the amp, panned apart: a rock mix's double-tracked guitar.
-    const { chain } = family.render;
+    const { di, amplify } = family.render;
     const takes = await Promise.all(
-      [0, 1].map((take) => {
+      [0, 1].map(async (take) => {
         const notes = take ? retaken(part.notes, 0.012, seed) : part.notes;
-        return amplify(playPlucked(ELECTRIC_GUITAR, notes, length, seed + take), chain);
+        return amplify(await di(notes, length, seed + take), seed + take);
       }),
     );
     audio = silence(length);

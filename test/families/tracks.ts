@@ -199,7 +199,8 @@ export function fullPlan(): TrackPlan[] {
  * other seeds, tempi and keys (five of them electronic), every slot played by the corpus' own family (FluidR3,
  * tuned on) and mixed plainly, and the same songs again (`-training`) by the separation network's training
  * soundfonts with drums by kits sampled from real drums (the AVL Drumkits), which no held-out family shares a
- * package with.
+ * package with; then by two synthesised banks (`-fm`), and the songs with a distorted guitar by the training sound
+ * with the guitar through an amplifier chain (`-amp`).
  * What a change does here is what may be tuned; the held-out figures (fullPlan) only check it.
  */
 export function developmentPlan(): TrackPlan[] {
@@ -251,6 +252,14 @@ export function developmentPlan(): TrackPlan[] {
     // Once more by two engines of another kind (FM synthesis, a csound bank), drums included: synthesised sound
     // such as the held-out synth families', which sample-based soundfonts alone did not show (added 2026-12-05).
     ...playedBy("-fm", (i) => everySlot(rotate(OTHER_TRAINING_ENGINES, i))),
+    // The songs with a distorted guitar once more as the training rendering, the guitar a clean DI through an
+    // amplifier and cabinet (CAPS at high gain), as the held-out amplifier families play it: soundfont samples of
+    // distorted guitars had approved chroma changes that failed on them (added 2026-12-06, families.md).
+    ...playedBy("-amp", (i) => ({
+      ...everySlot(rotate(TRAINING_ENGINES, i)),
+      drums: rotate(TRAINING_KITS, i),
+      "guitar-distorted": "caps-ampvts",
+    })).filter((plan) => plan.material().parts.some((part) => part.slot === "guitar-distorted")),
   ];
 }
 

@@ -31,6 +31,21 @@ async function amplifyTake(di: Float32Array, take: Take): Promise<Float32Array> 
 }
 
 /**
+ * One take at high gain (12–18 dB of boost, amplifier gain 0.8–1), tone stack and cabinet drawn from the seed: the
+ * analysis' development plan plays its distorted guitars so (test/families/tracks.ts), an amplifier chain that no
+ * held-out family shares.
+ */
+export function highGainTake(di: Float32Array, seed: number): Promise<Float32Array> {
+  const rng = new Rng(seed);
+  return amplifyTake(di, {
+    boostDb: 12 + 6 * rng.next(),
+    gain: 0.8 + 0.2 * rng.next(),
+    toneStack: Math.floor(rng.next() * 9),
+    cabinet: Math.floor(rng.next() * 25),
+  });
+}
+
+/**
  * A part chain (render.ts' PartChain) for one song: each call amplifies a part with settings drawn from the seed
  * and the call's order.
  */
