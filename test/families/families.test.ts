@@ -29,6 +29,7 @@ import {
   separationByFamily,
   type TrackFigures,
 } from "./scoring.ts";
+import { playStringMachine } from "./string-machine.ts";
 import { DEVELOPMENT_SCORES, developmentPlan, fullPlan, quickPlan, SCORES } from "./tracks.ts";
 
 const missing = missingPackages(RENDERED_PACKAGES);
@@ -113,15 +114,46 @@ test("the development plan plays no held-out score", () => {
     assert.ok(!heldOutStems.has(stem(lump)), `${lump} echoes a held-out score's name`);
   }
   const heldOutIds = new Set(fullPlan().map((p) => p.id));
-  // It plays the corpus' and the training families only, an amplifier chain among them.
-  const tunable = new Set(FAMILIES.filter((f) => f.status === "corpus" || f.status === "training").map((f) => f.id));
+  // It plays the corpus', the training and the development families only, an amplifier chain among them.
+  const tunable = new Set(
+    FAMILIES.filter((f) => f.status === "corpus" || f.status === "training" || f.status === "development").map(
+      (f) => f.id,
+    ),
+  );
   const plans = developmentPlan();
   for (const plan of plans) {
     assert.ok(!heldOutIds.has(plan.id), `${plan.id} is a held-out track`);
     for (const family of [...Object.values(plan.families), plan.mix])
-      assert.ok(tunable.has(family), `${plan.id} is played by ${family}, neither the corpus' nor a training family`);
+      assert.ok(tunable.has(family), `${plan.id} is played by ${family}, not one to tune on`);
   }
   assert.ok(plans.some((plan) => plan.families["guitar-distorted"] === "caps-ampvts"));
+  assert.ok(plans.some((plan) => plan.families.pads === "string-machine"));
+});
+
+test("the development plan's string machine plays its notes at their pitch, swelling in, chorused in stereo", () => {
+  const length = 3 * SAMPLE_RATE;
+  const [left, right] = playStringMachine([{ midi: 69, time: 0.2, duration: 1.2, velocity: 0.8 }], length, [1, 1]);
+  // Power at a frequency over the held second (0.7–1.2 s), by correlation with a sine and a cosine.
+  const power = (hz: number) => {
+    let re = 0;
+    let im = 0;
+    for (let n = Math.round(0.7 * SAMPLE_RATE); n < 1.2 * SAMPLE_RATE; n++) {
+      re += (left[n] as number) * Math.cos((2 * Math.PI * hz * n) / SAMPLE_RATE);
+      im += (left[n] as number) * Math.sin((2 * Math.PI * hz * n) / SAMPLE_RATE);
+    }
+    return re * re + im * im;
+  };
+  assert.ok(power(440) > 100 * power(466.2), "A4 sounds at 440 Hz, not a semitone up");
+  assert.ok(power(880) > 100 * power(932.3), "its 4' stop an octave up");
+  const rms = (from: number, to: number) =>
+    Math.sqrt(
+      left.subarray(from * SAMPLE_RATE, to * SAMPLE_RATE).reduce((a, v) => a + v * v, 0) / ((to - from) * SAMPLE_RATE),
+    );
+  assert.ok(rms(0.2, 0.25) < 0.5 * rms(0.8, 1.2), "it swells in over its attack");
+  assert.ok(rms(1.6, 1.7) < 0.9 * rms(0.8, 1.2), "it fades once let go (at 1.4 s)");
+  assert.ok(rms(2.2, 2.3) < 0.01 * rms(0.8, 1.2), "and is silent past its 0.7 s release");
+  const differ = left.reduce((a, v, n) => a + Math.abs(v - (right[n] as number)), 0);
+  assert.ok(differ > 0.1 * left.reduce((a, v) => a + Math.abs(v), 0), "the ensemble chorus spreads it in stereo");
 });
 
 test("the families' Debian packages are installed", () => needPackages());

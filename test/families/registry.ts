@@ -32,6 +32,7 @@ import type { Slot } from "./material.ts";
 import type { MixChainName } from "./mix-chains.ts";
 import { ELECTRIC_BASS, ELECTRIC_GUITAR, playPlucked } from "./pluck.ts";
 import { playSampled, type SampledInstrument } from "./sampler.ts";
+import { playStringMachine } from "./string-machine.ts";
 import { playDrumMachine, playSynth, SYNTH_BASS, SYNTH_LEAD, SYNTH_PAD } from "./synth.ts";
 import {
   espeak,
@@ -58,7 +59,12 @@ export type Kind =
   /** A whole General MIDI sound set: every program and the drum kits. */
   | "gm-engine";
 
-export type Status = "held-out" | "selection" | "corpus" | "training";
+/**
+ * held-out: never trained or tuned on; selection: never trained on, networks chosen by it; corpus: the test
+ * corpus' own; training: what the separation network trained on; development: written for the analysis'
+ * development plan alone (tracks.ts), a stand-in for a held-out kind made another way.
+ */
+export type Status = "held-out" | "selection" | "corpus" | "training" | "development";
 
 /** What a part is played with: its notes (seconds), the GM program, pan gains and the output length. */
 export interface PlayContext {
@@ -537,6 +543,20 @@ export const FAMILIES: readonly Family[] = [
     packages: ["caps", "timgm6mb-soundfont"],
     status: "training",
     render: soundfontThroughCaps(TIMGM6MB),
+  },
+  // Made for the analysis' development plan alone: another way to make what a held-out family is.
+  {
+    id: "string-machine",
+    kind: "keys-pads",
+    what:
+      "a string machine written here (test/families/string-machine.ts): 8' and 4' square-wave wavetables, a " +
+      "three-voice ensemble chorus and a fixed lowpass, another synthesis than synth-pad's",
+    packages: [],
+    status: "development",
+    render: {
+      type: "instrument",
+      play: async (notes, ctx) => playStringMachine(notes, ctx.length, ctx.gains),
+    },
   },
   // The rest of the training families: listed, never rendered here.
   ...(

@@ -241,6 +241,15 @@ if (doAnalysis) {
   console.log("\nANALYSIS per style");
   for (const r of styles) console.log(pad([r.style, "", ...values(r.summary)], widths));
   const perTrack = scored.flatMap((s) => (s.analysis ? [s.analysis] : []));
+  if (flag("--development")) {
+    // The development plan's renderings, told by the track ids' suffixes (tracks.ts: developmentPlan).
+    const renderingOf = (id: string) => /-(training|fm|amp|synth)$/.exec(id)?.[1] ?? "fluidr3";
+    console.log("\nANALYSIS per rendering");
+    for (const rendering of ["fluidr3", "training", "fm", "amp", "synth"]) {
+      const group = perTrack.filter((t) => renderingOf(t.id) === rendering);
+      if (group.length > 0) console.log(pad([rendering, "", ...values(summarise(group))], widths));
+    }
+  }
   const allTracks = summarise(perTrack);
   console.log(pad(["all tracks", "", ...values(allTracks)], widths));
   report.analysis = { families: rows, heldOutMean: mean, styles, allTracks, perTrack };

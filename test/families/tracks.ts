@@ -200,9 +200,11 @@ export function fullPlan(): TrackPlan[] {
  * tuned on) and mixed plainly, and the same songs again (`-training`) by the separation network's training
  * soundfonts with drums by kits sampled from real drums (the AVL Drumkits), which no held-out family shares a
  * package with; then by two synthesised banks (`-fm`), and the songs with a distorted guitar by the training sound
- * with the guitar through an amplifier chain (`-amp`).
+ * with the guitar through an amplifier chain (`-amp`), those with pads with the pads by a string machine (`-synth`).
  * What a change does here is what may be tuned; the held-out figures (fullPlan) only check it.
  */
+const plays = (plan: TrackPlan, slot: Slot) => plan.material().parts.some((part) => part.slot === slot);
+
 export function developmentPlan(): TrackPlan[] {
   const songs: [string, () => Material][] = [
     ["dev-metal-192", () => metalSong(spec("dev-metal-192", 52_200_001, "rock", 192, "4/4", 7, "minor"))],
@@ -259,7 +261,14 @@ export function developmentPlan(): TrackPlan[] {
       ...everySlot(rotate(TRAINING_ENGINES, i)),
       drums: rotate(TRAINING_KITS, i),
       "guitar-distorted": "caps-ampvts",
-    })).filter((plan) => plan.material().parts.some((part) => part.slot === "guitar-distorted")),
+    })).filter((plan) => plays(plan, "guitar-distorted")),
+    // The songs with pads once more as the training rendering, the pads by a synthesiser of another kind than the
+    // held-out synth-pad (string-machine.ts): soundfont pads had approved chroma changes that failed on it.
+    ...playedBy("-synth", (i) => ({
+      ...everySlot(rotate(TRAINING_ENGINES, i)),
+      drums: rotate(TRAINING_KITS, i),
+      pads: "string-machine",
+    })).filter((plan) => plays(plan, "pads")),
   ];
 }
 
