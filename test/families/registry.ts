@@ -158,10 +158,9 @@ const waveguideThrough = (chain: AmpChain): Render => ({
  */
 const soundfontThroughCaps = (soundfont: string): Render => ({
   type: "amp",
-  di: async (notes, length) => {
-    const part = { name: "comp" as const, program: 27, channel: 0, volume: 127, pan: 64, notes: [...notes] };
-    const audio = await withScratch((dir) => renderMidi(midiFile([part]), `${dir}/part`, soundfont));
-    const [left, right] = fitted([audio[0] as Float32Array, (audio[1] ?? audio[0]) as Float32Array], length);
+  di: async (notes, length, seed) => {
+    const ctx = { length, slot: "guitar" as const, program: 27, gains: [1, 1] as [number, number], seed };
+    const [left, right] = await fluidSynth(soundfont).play(notes, ctx);
     return left.map((v, i) => (v + (right[i] as number)) / 2);
   },
   amplify: (di, seed) => highGainTake(di, seed),

@@ -34,7 +34,7 @@ import {
   sharesAlone,
   type TrackFigures,
 } from "./scoring.ts";
-import { developmentPlan, fullPlan, quickPlan } from "./tracks.ts";
+import { DEVELOPMENT_RENDERINGS, developmentPlan, developmentRenderingOf, fullPlan, quickPlan } from "./tracks.ts";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -242,11 +242,9 @@ if (doAnalysis) {
   for (const r of styles) console.log(pad([r.style, "", ...values(r.summary)], widths));
   const perTrack = scored.flatMap((s) => (s.analysis ? [s.analysis] : []));
   if (flag("--development")) {
-    // The development plan's renderings, told by the track ids' suffixes (tracks.ts: developmentPlan).
-    const renderingOf = (id: string) => /-(training|fm|amp|synth)$/.exec(id)?.[1] ?? "fluidr3";
     console.log("\nANALYSIS per rendering");
-    for (const rendering of ["fluidr3", "training", "fm", "amp", "synth"]) {
-      const group = perTrack.filter((t) => renderingOf(t.id) === rendering);
+    for (const rendering of ["fluidr3", ...DEVELOPMENT_RENDERINGS]) {
+      const group = perTrack.filter((t) => developmentRenderingOf(t.id) === rendering);
       if (group.length > 0) console.log(pad([rendering, "", ...values(summarise(group))], widths));
     }
   }

@@ -203,7 +203,11 @@ export function fullPlan(): TrackPlan[] {
  * with the guitar through an amplifier chain (`-amp`), those with pads with the pads by a string machine (`-synth`).
  * What a change does here is what may be tuned; the held-out figures (fullPlan) only check it.
  */
-const plays = (plan: TrackPlan, slot: Slot) => plan.material().parts.some((part) => part.slot === slot);
+/** The development plan's renderings but FluidR3's, by the suffix each gives its tracks' ids. */
+export const DEVELOPMENT_RENDERINGS = ["training", "fm", "amp", "synth"] as const;
+/** Which rendering of the development plan a track id is ("fluidr3" for the unsuffixed ones). */
+export const developmentRenderingOf = (id: string): string =>
+  DEVELOPMENT_RENDERINGS.find((rendering) => id.endsWith(`-${rendering}`)) ?? "fluidr3";
 
 export function developmentPlan(): TrackPlan[] {
   const songs: [string, () => Material][] = [
@@ -241,10 +245,14 @@ export function developmentPlan(): TrackPlan[] {
       () => freedoomExcerpt(`dev-${scoreId(lump)}`, lump, 30, from),
     ]),
   ];
-  // Every song played by one sound and mixed plainly; `families` gives a song's slots from its index.
-  const playedBy = (suffix: string, families: (i: number) => TrackPlan["families"]) =>
-    songs.map(
-      ([id, material], i): TrackPlan => ({ id: `${id}${suffix}`, material, families: families(i), mix: "mix-plain" }),
+  // Every song played by one sound and mixed plainly; `families` gives a song's slots from its index. With `needs`,
+  // only the songs that have a part in that slot.
+  const slots = songs.map(([, material]) => new Set(material().parts.map((part) => part.slot)));
+  const playedBy = (suffix: string, families: (i: number) => TrackPlan["families"], needs?: Slot) =>
+    songs.flatMap(([id, material], i): TrackPlan[] =>
+      needs && !slots[i]?.has(needs)
+        ? []
+        : [{ id: `${id}${suffix}`, material, families: families(i), mix: "mix-plain" }],
     );
   return [
     ...playedBy("", () => everySlot("fluidr3")),
@@ -257,18 +265,22 @@ export function developmentPlan(): TrackPlan[] {
     // The songs with a distorted guitar once more as the training rendering, the guitar a clean DI through an
     // amplifier and cabinet (CAPS at high gain), as the held-out amplifier families play it: soundfont samples of
     // distorted guitars had approved chroma changes that failed on them (added 2026-12-06, families.md).
-    ...playedBy("-amp", (i) => ({
-      ...everySlot(rotate(TRAINING_ENGINES, i)),
-      drums: rotate(TRAINING_KITS, i),
-      "guitar-distorted": "caps-ampvts",
-    })).filter((plan) => plays(plan, "guitar-distorted")),
+    ...playedBy(
+      "-amp",
+      (i) => ({
+        ...everySlot(rotate(TRAINING_ENGINES, i)),
+        drums: rotate(TRAINING_KITS, i),
+        "guitar-distorted": "caps-ampvts",
+      }),
+      "guitar-distorted",
+    ),
     // The songs with pads once more as the training rendering, the pads by a synthesiser of another kind than the
     // held-out synth-pad (string-machine.ts): soundfont pads had approved chroma changes that failed on it.
-    ...playedBy("-synth", (i) => ({
-      ...everySlot(rotate(TRAINING_ENGINES, i)),
-      drums: rotate(TRAINING_KITS, i),
-      pads: "string-machine",
-    })).filter((plan) => plays(plan, "pads")),
+    ...playedBy(
+      "-synth",
+      (i) => ({ ...everySlot(rotate(TRAINING_ENGINES, i)), drums: rotate(TRAINING_KITS, i), pads: "string-machine" }),
+      "pads",
+    ),
   ];
 }
 
