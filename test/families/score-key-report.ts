@@ -8,7 +8,7 @@
 import { estimateKey } from "../../src/dsp/key.ts";
 import { PITCH_NAMES } from "../../src/dsp/pitch.ts";
 import { freedoomExcerpt } from "./freedoom-score.ts";
-import { scoreKey } from "./score-truth.ts";
+import { pitchClasses, scoreKey } from "./score-truth.ts";
 import { DEVELOPMENT_SCORES, SCORES } from "./tracks.ts";
 
 const SECONDS = 30;
@@ -22,13 +22,7 @@ for (const [plan, lump, from] of plans) {
   const material = freedoomExcerpt(lump, lump, SECONDS, from);
   const parts = material.parts.map((p) => ({ program: p.program, drums: p.slot === "drums", notes: p.notes }));
   const truth = scoreKey(parts, 0, SECONDS);
-  // The notes' weights as scoreKey takes them: duration times velocity per pitch class, drums left out.
-  const weights = new Array<number>(12).fill(0);
-  for (const part of parts)
-    if (!part.drums)
-      for (const note of part.notes)
-        weights[note.midi % 12] = (weights[note.midi % 12] as number) + note.duration * note.velocity;
-  const temperley = estimateKey(weights).name;
+  const temperley = estimateKey(pitchClasses(parts, 0, SECONDS)).name;
   const relation = relationOf(truth, temperley);
   relations.set(relation, (relations.get(relation) ?? 0) + 1);
   if (truth === temperley) agree++;

@@ -20,7 +20,7 @@ const MAJOR_PROFILE = [6.35, 2.23, 3.48, 2.33, 4.38, 4.09, 2.52, 5.19, 2.39, 3.6
 const MINOR_PROFILE = [6.33, 2.68, 3.52, 5.38, 2.6, 3.53, 2.54, 4.75, 3.98, 2.69, 3.34, 3.17];
 
 /** Duration-and-velocity weighted pitch classes of the pitched notes sounding in [from, to). */
-function pitchClasses(parts: readonly ScoredPart[], from: number, to: number, bassWeight = 1): number[] {
+export function pitchClasses(parts: readonly ScoredPart[], from: number, to: number, bassWeight = 1): number[] {
   const weights = new Array<number>(12).fill(0);
   for (const part of parts) {
     if (part.drums) continue;
