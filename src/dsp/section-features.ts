@@ -71,7 +71,7 @@ function bandEnergies(signal: Float32Array, sampleRate: number): { rows: Float64
  * the section (boundaries a bar early); moved earlier, the bar keeps its own downbeat's attack.
  */
 function framesWithin(rows: number, hopSeconds: number, start: number, end: number): [number, number] {
-  const halfWindow = FFT_SIZE / 2 / (HOP / hopSeconds);
+  const halfWindow = ((FFT_SIZE / HOP) * hopSeconds) / 2;
   const first = Math.ceil((start - EDGE_MARGIN_SECONDS + halfWindow) / hopSeconds);
   const last = Math.floor((end - halfWindow - EDGE_MARGIN_SECONDS) / hopSeconds);
   if (last >= first) return [Math.min(rows - 1, first), Math.min(rows - 1, last)];

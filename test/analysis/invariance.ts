@@ -27,6 +27,15 @@ export interface InvarianceRow {
   tempoFollows: boolean;
 }
 
+/** `input` time-stretched by `factor` (faster above 1) into `output`, as the invariance tests do it. */
+export async function stretchCopy(input: string, output: string, factor: number): Promise<void> {
+  await execFileAsync("sox", [input, output, "tempo", "-m", String(factor)]);
+}
+
+/** Whether a bpm read on a copy stretched by `factor` is the original's times the factor, within 3 %. */
+export const bpmFollows = (original: number | null, stretched: number | null, factor: number): boolean =>
+  original !== null && stretched !== null && Math.abs(stretched / (original * factor) - 1) <= 0.03;
+
 const analyse = async (file: string): Promise<MusicAnalysis> => {
   const pcm = await decodeAudio(file, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
   return analyzeMusic(pcm.channels[0] as Float32Array, pcm.sampleRate);
@@ -55,7 +64,7 @@ export async function invarianceRow(
   const shifted = path.join(scratchDir, "shifted.wav");
   const stretched = path.join(scratchDir, "stretched.wav");
   await execFileAsync("sox", [mixture, shifted, "pitch", String(100 * shift)]);
-  await execFileAsync("sox", [mixture, stretched, "tempo", "-m", String(stretch)]);
+  await stretchCopy(mixture, stretched, stretch);
   const original = await analyse(mixture);
   const moved = await analyse(shifted);
   const faster = await analyse(stretched);
@@ -68,8 +77,7 @@ export async function invarianceRow(
     chordsFollow: chordOverlap(expectedChords, moved.chords),
     stretch,
     bpm: `${original.bpm}→${faster.bpm}`,
-    tempoFollows:
-      original.bpm !== null && faster.bpm !== null && Math.abs(faster.bpm / (original.bpm * stretch) - 1) <= 0.03,
+    tempoFollows: bpmFollows(original.bpm, faster.bpm, stretch),
   };
 }
 

@@ -5,19 +5,15 @@
  * Run: node test/families/metrical-level-report.ts [substring of track ids]
  */
 import { ANALYSIS_SAMPLE_RATE } from "../../src/dsp/analyze-music.ts";
-import { type ClimbStep, findMetricalLevel } from "../../src/dsp/metrical-level.ts";
+import { findMetricalLevel } from "../../src/dsp/metrical-level.ts";
 import { onsetEnvelope } from "../../src/dsp/onsets.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import { tempoVerdict } from "../helpers/mir-metrics.ts";
 import { renderedFamilyTracks } from "./cache.ts";
+import { describeClimbStep } from "./climb-step.ts";
 import { developmentPlan } from "./tracks.ts";
 
 const filter = process.argv[2] ?? "";
-const describe = (s: ClimbStep) =>
-  s.outcome === "doubled"
-    ? "doubled (eight-beat pattern)"
-    : `${s.fromBpm.toFixed(1)}: ${s.ratios.map((r) => `by ${r.size} ${r.ratio.toFixed(2)}`).join(", ")} ` +
-      `(needed < ${s.needed.toFixed(2)}) → ${s.outcome}`;
 
 const tracks = await renderedFamilyTracks(developmentPlan(), (line) => console.error(line));
 const verdicts = new Map<string, number>();
@@ -27,6 +23,6 @@ for (const track of tracks.filter((t) => t.id.includes(filter))) {
   const verdict = tempoVerdict(track.truth.bpm, level.bpm, 0.04);
   verdicts.set(verdict, (verdicts.get(verdict) ?? 0) + 1);
   console.log(`${track.id}: truth ${track.truth.bpm}, level ${level.bpm.toFixed(1)} (${verdict})`);
-  for (const step of level.steps) console.log(`  ${describe(step)}`);
+  for (const step of level.steps) console.log(`  ${describeClimbStep(step)}`);
 }
 console.log(`levels: ${[...verdicts].map(([verdict, n]) => `${verdict} ${n}`).join(", ")}`);
