@@ -90,22 +90,28 @@ export interface PeakRules {
 
 /**
  * Bar edges at local maxima of the novelty, strongest first, each kept if it respects the rules against those
- * kept before it; in time order.
+ * kept before it; in time order. The edge before the last bar (the final downbeat: mostly the last chord ringing
+ * out) is weighed apart. Its kernel sees one bar after it, and that bar differs from any playing, so it peaked
+ * above the outro's true start a bar or two earlier and, 4 s from it, kept it out (the family development plan's
+ * metal songs: outros found a bar late in every rendering). It neither masks its neighbour's peak nor keeps other
+ * boundaries away, and is kept itself where it peaks on its own.
  */
 export function pickBoundaries(novelty: Float64Array, edges: number[], rules: PeakRules): number[] {
   const n = edges.length - 1;
   const duration = edges[n] as number;
-  const value = (b: number) => novelty[b] as number;
-  const candidates = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1).filter((b) => {
+  const finalEdge = n - 1;
+  const value = (b: number) => (b === finalEdge ? Number.NEGATIVE_INFINITY : (novelty[b] as number));
+  const isPeak = (b: number) => {
     const t = edges[b] as number;
     return (
       t >= rules.minFirst &&
       duration - t >= rules.minLast &&
-      value(b) >= rules.minNovelty &&
-      value(b) >= value(b - 1) &&
-      value(b) >= value(b + 1)
+      (novelty[b] as number) >= rules.minNovelty &&
+      (novelty[b] as number) >= value(b - 1) &&
+      (novelty[b] as number) >= value(b + 1)
     );
-  });
+  };
+  const candidates = Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 1).filter(isPeak);
   candidates.sort((a, b) => value(b) - value(a));
   const floor = rules.relativeThreshold * (candidates[0] === undefined ? 0 : value(candidates[0]));
   const kept: number[] = [];
@@ -114,6 +120,7 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
     const t = edges[b] as number;
     if (kept.every((k) => Math.abs((edges[k] as number) - t) >= rules.minSection)) kept.push(b);
   }
+  if (finalEdge >= 2 && isPeak(finalEdge) && (novelty[finalEdge] as number) >= floor) kept.push(finalEdge);
   return kept.sort((a, b) => a - b);
 }
 

@@ -4,10 +4,11 @@
  * - Features (section-features.ts): per bar, the log of the mean energy in 20 log-spaced bands, 50 Hz–10 kHz:
  *   the instrumentation and loudness, what changes most from one section to the next.
  * - Boundaries (section-novelty.ts): Foote's novelty (ICME 2000) on the bars' self-distance matrix, the kernel
- *   about 3 s either side; the strongest peaks, no section shorter than 4 s (an intro 2 s, the last 3 s); then
+ *   about 3 s either side; the strongest peaks, no section shorter than 4 s (an intro 2 s, the last 3 s; a
+ *   final ringing bar apart, see pickBoundaries); then
  *   a segment about twice the typical length is split where novelty peaks near its middle (regularity).
  * - Labels (section-labels.ts): average-linkage clustering of the segments' mean band levels, merged while
- *   closer than 3 dB RMS (the "state" approach of Paulus, Müller & Klapuri, ISMIR 2010).
+ * *   closer than 2.5 dB RMS (the "state" approach of Paulus, Müller & Klapuri, ISMIR 2010).
  * Chroma was tried as well, in the distance matrix, per bar and time-delay embedded over 2 and 4 bars (as in
  * Serrà et al. 2014's structure features and McFee & Ellis 2014's recurrence graph): on the development split
  * of the corpus it lowered every figure (its sections differ above all in instrumentation), so it is left out.
