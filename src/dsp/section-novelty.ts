@@ -90,17 +90,17 @@ export interface PeakRules {
 
 /**
  * Bar edges at local maxima of the novelty, strongest first, each kept if it respects the rules against those
- * kept before it; in time order. The edge before the last bar (the final downbeat: mostly the last chord ringing
- * out) is weighed apart. Its kernel sees one bar after it, and that bar differs from any playing, so it peaked
- * above the outro's true start a bar or two earlier and, 4 s from it, kept it out (the family development plan's
- * metal songs: outros found a bar late in every rendering). It neither masks its neighbour's peak nor keeps other
- * boundaries away, and is kept itself where it peaks on its own.
+ * kept before it; in time order. The edges that close off a lone bar, the first and the last (a lead-in; the final
+ * chord ringing out), are weighed apart: their kernel sees that one bar on one side, which differs from any playing,
+ * so they peaked above a section's true start a bar or two away and, within 4 s of it, kept it out (the family
+ * development plan's metal songs: outros found a bar late in every rendering, an intro's end missed). They neither
+ * mask a neighbour's peak nor keep other boundaries away, and are kept themselves where they peak on their own.
  */
 export function pickBoundaries(novelty: Float64Array, edges: number[], rules: PeakRules): number[] {
   const n = edges.length - 1;
   const duration = edges[n] as number;
-  const finalEdge = n - 1;
-  const value = (b: number) => (b === finalEdge ? Number.NEGATIVE_INFINITY : (novelty[b] as number));
+  const lone = n >= 3 ? [1, n - 1] : [];
+  const value = (b: number) => (lone.includes(b) ? Number.NEGATIVE_INFINITY : (novelty[b] as number));
   const isPeak = (b: number) => {
     const t = edges[b] as number;
     return (
@@ -111,7 +111,9 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
       (novelty[b] as number) >= value(b + 1)
     );
   };
-  const candidates = Array.from({ length: Math.max(0, n - 2) }, (_, i) => i + 1).filter(isPeak);
+  const candidates = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1).filter(
+    (b) => !lone.includes(b) && isPeak(b),
+  );
   candidates.sort((a, b) => value(b) - value(a));
   const floor = rules.relativeThreshold * (candidates[0] === undefined ? 0 : value(candidates[0]));
   const kept: number[] = [];
@@ -120,7 +122,7 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
     const t = edges[b] as number;
     if (kept.every((k) => Math.abs((edges[k] as number) - t) >= rules.minSection)) kept.push(b);
   }
-  if (finalEdge >= 2 && isPeak(finalEdge) && (novelty[finalEdge] as number) >= floor) kept.push(finalEdge);
+  for (const b of lone) if (isPeak(b) && (novelty[b] as number) >= floor) kept.push(b);
   return kept.sort((a, b) => a - b);
 }
 

@@ -4,8 +4,8 @@
  * - Features (section-features.ts): per bar, the log of the mean energy in 20 log-spaced bands, 50 Hz–10 kHz:
  *   the instrumentation and loudness, what changes most from one section to the next.
  * - Boundaries (section-novelty.ts): Foote's novelty (ICME 2000) on the bars' self-distance matrix, the kernel
- *   about 3 s either side; the strongest peaks, no section shorter than 4 s (an intro 2 s, the last 3 s; a
- *   final ringing bar apart, see pickBoundaries); then
+ *   about 3 s either side; the strongest peaks, no section shorter than 4 s (an intro 2 s, the last 3 s; the
+ *   edges of a lone first or last bar apart, see pickBoundaries); then
  *   a segment about twice the typical length is split where novelty peaks near its middle (regularity).
  * - Labels (section-labels.ts): average-linkage clustering of the segments' mean band levels, merged while
  * *   closer than 2.5 dB RMS (the "state" approach of Paulus, Müller & Klapuri, ISMIR 2010).

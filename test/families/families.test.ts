@@ -247,7 +247,8 @@ test("the quick tracks' stems add up to the mixture, and the truth from the scor
  * day, with an onset counting at most three loud hits in the metrical level (src/dsp/metrical-level.ts), both metal
  * excerpts read their tempo: beat F 0.635 (floor 0.5), chord overlap 0.357; last, with the bars' section features
  * clear of the next downbeat (src/dsp/section-features.ts): section boundary F 0.243, pairwise 0.797 (floors
- * unchanged). The issues' goals
+ * unchanged); on 2026-12-07, with a lone first or last bar's edge weighed apart (src/dsp/section-novelty.ts):
+ * 0.317 and 0.815. The issues' goals
  * (stems-4 ≥ 0.7 / 0.6 of the oracle, tempo and key right on most tracks) are far off here: docs/families.md.
  */
 const SEPARATION_FLOORS: Record<FourStem, number> = { drums: 2.5, bass: 0.3, vocals: 3.0, other: 4.0 };
