@@ -122,8 +122,14 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
     const t = edges[b] as number;
     if (kept.every((k) => Math.abs((edges[k] as number) - t) >= rules.minSection)) kept.push(b);
   }
-  for (const b of lone) if (isPeak(b) && (novelty[b] as number) >= floor) kept.push(b);
-  return kept.sort((a, b) => a - b);
+  // The lone edges keep the minimum length between themselves (a clip of three bars is not cut into three).
+  const keptLone: number[] = [];
+  for (const b of [...lone].sort((a, b) => (novelty[b] as number) - (novelty[a] as number))) {
+    const t = edges[b] as number;
+    const apart = keptLone.every((k) => Math.abs((edges[k] as number) - t) >= rules.minSection);
+    if (isPeak(b) && (novelty[b] as number) >= floor && apart) keptLone.push(b);
+  }
+  return [...kept, ...keptLone].sort((a, b) => a - b);
 }
 
 /**

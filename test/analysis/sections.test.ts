@@ -132,6 +132,13 @@ test("the edges of a lone first or last bar hide no section start next to them, 
   );
 });
 
+test("a clip of three bars is not cut into sections shorter than the minimum by its lone bars' edges", () => {
+  const edges = [0, 3, 6, 9];
+  const novelty = Float64Array.from([0, 0.6, 0.9, 0]);
+  const found = pickBoundaries(novelty, edges, SECTION_OPTIONS).map((b) => edges[b]);
+  assert.deepEqual(found, [6]);
+});
+
 describe("segment measures", () => {
   const reference: LabelledSpan[] = [
     { start: 0, end: 10, label: "verse" },
