@@ -103,12 +103,13 @@ export function pickBoundaries(novelty: Float64Array, edges: number[], rules: Pe
   const value = (b: number) => (lone.includes(b) ? Number.NEGATIVE_INFINITY : (novelty[b] as number));
   const isPeak = (b: number) => {
     const t = edges[b] as number;
+    const v = novelty[b] as number;
     return (
       t >= rules.minFirst &&
       duration - t >= rules.minLast &&
-      (novelty[b] as number) >= rules.minNovelty &&
-      (novelty[b] as number) >= value(b - 1) &&
-      (novelty[b] as number) >= value(b + 1)
+      v >= rules.minNovelty &&
+      v >= value(b - 1) &&
+      v >= value(b + 1)
     );
   };
   const candidates = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1).filter(

@@ -8,7 +8,7 @@
  *   edges of a lone first or last bar apart, see pickBoundaries); then
  *   a segment about twice the typical length is split where novelty peaks near its middle (regularity).
  * - Labels (section-labels.ts): average-linkage clustering of the segments' mean band levels, merged while
- * *   closer than 2.5 dB RMS (the "state" approach of Paulus, Müller & Klapuri, ISMIR 2010).
+ *   closer than 2.5 dB RMS (the "state" approach of Paulus, Müller & Klapuri, ISMIR 2010).
  * Chroma was tried as well, in the distance matrix, per bar and time-delay embedded over 2 and 4 bars (as in
  * Serrà et al. 2014's structure features and McFee & Ellis 2014's recurrence graph): on the development split
  * of the corpus it lowered every figure (its sections differ above all in instrumentation), so it is left out.

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ANALYSIS_SAMPLE_RATE, analyzeMusic } from "../../src/dsp/analyze-music.ts";
-import { findMetricalLevel } from "../../src/dsp/metrical-level.ts";
+import { findMetricalLevel, type MetricalLevel } from "../../src/dsp/metrical-level.ts";
 import { onsetEnvelope } from "../../src/dsp/onsets.ts";
 import { decodeAudio } from "../../src/media/pcm.ts";
 import { bpmFollows, stretchCopy } from "../analysis/invariance.ts";
@@ -23,8 +23,12 @@ const STRETCHES = [0.85, 1.15];
 async function analyse(file: string) {
   const pcm = await decodeAudio(file, { sampleRate: ANALYSIS_SAMPLE_RATE, channels: 1 });
   const signal = pcm.channels[0] as Float32Array;
-  // The metrical level again, with its steps, only for a copy whose bpm did not follow.
-  const level = () => findMetricalLevel(onsetEnvelope(signal, pcm.sampleRate));
+  // The metrical level again, with its steps, only for a copy whose bpm did not follow (once per copy).
+  let found: MetricalLevel | undefined;
+  const level = () => {
+    found ??= findMetricalLevel(onsetEnvelope(signal, pcm.sampleRate));
+    return found;
+  };
   return { bpm: analyzeMusic(signal, pcm.sampleRate).bpm, level };
 }
 
