@@ -26,20 +26,23 @@ function envelope(onBeat: number, halfway: number, seconds = 10): Float32Array {
   }
   return e;
 }
-/** Onsets whose loudness rises are `loudness`, every other cue silent (the low band a steady level). */
-function loudnessOnly(loudness: Float32Array): OnsetEnvelope {
-  const silent = new Float32Array(loudness.length);
+/** An onset envelope of `frames` frames with the given cues, every other one silent (the low band a steady level). */
+function onlyCues(frames: number, cues: Partial<Omit<OnsetEnvelope, "frameRate">>): OnsetEnvelope {
+  const silent = new Float32Array(frames);
   return {
     strength: silent,
     low: silent,
     mid: silent,
     high: silent,
     renewal: silent,
-    loudness,
+    loudness: silent,
     lowLevelDb: silent,
     frameRate: FRAME_RATE,
+    ...cues,
   };
 }
+/** Onsets whose loudness rises are `loudness`, every other cue silent. */
+const loudnessOnly = (loudness: Float32Array) => onlyCues(loudness.length, { loudness });
 const beatsAt = (seconds: number) =>
   Array.from({ length: Math.floor((seconds - 1) / 0.5) + 1 }, (_, i) => 0.5 + i * 0.5);
 const rounded = (times: number[]) => times.map((t) => Math.round(t * 1000) / 1000);
@@ -219,17 +222,7 @@ function pulse(renewal: number, periodic: boolean, seconds = 20): OnsetEnvelope 
     strength[i] = 1;
     for (let j = i; j < Math.min(i + 3, strength.length); j++) renewed[j] = renewal;
   }
-  const silent = new Float32Array(strength.length);
-  return {
-    strength,
-    low: silent,
-    mid: silent,
-    high: silent,
-    renewal: renewed,
-    loudness: silent,
-    lowLevelDb: silent,
-    frameRate: FRAME_RATE,
-  };
+  return onlyCues(strength.length, { strength, renewal: renewed });
 }
 
 test("the beat's confidence: periodicity refuses noise, salience refuses drones, and sustained music keeps its beat", () => {
