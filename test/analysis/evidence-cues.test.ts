@@ -209,16 +209,22 @@ test("harmonic movement: a riff over one held chord moves, a drone whose partial
 });
 
 /**
- * Onsets 0.5 s apart (120 BPM), or at random times, every frame renewing `renewal` of the spectrum where an onset
- * falls and a tenth of it between (the cue is the 95th percentile, so the onsets' frames set it).
+ * Onsets 0.5 s apart (120 BPM), on a tresillo (sixteenths 0, 3 and 6 of each two beats, the 3+3+2 of a
+ * strummed guitar: no onset is a beat after another) or at random times, every frame renewing `renewal` of the spectrum
+ * where an onset falls and a tenth of it between (the cue is the 95th percentile, so the onsets' frames set it).
  */
-function pulse(renewal: number, periodic: boolean, seconds = 20): OnsetEnvelope {
+function pulse(renewal: number, pattern: "beats" | "tresillo" | "random", seconds = 20): OnsetEnvelope {
   const rng = new Rng(11);
   const strength = new Float32Array(seconds * FRAME_RATE);
   const renewed = new Float32Array(strength.length).fill(renewal / 10);
+  const sixteenth = FRAME_RATE / 8;
+  const onsetAt = {
+    beats: (i: number) => i % (FRAME_RATE / 2) === 0,
+    tresillo: (i: number) => [0, 3, 6].some((k) => i % (8 * sixteenth) === Math.round(k * sixteenth)),
+    random: () => rng.next() < 2 / FRAME_RATE,
+  }[pattern];
   for (let i = 0; i < strength.length; i++) {
-    const onset = periodic ? i % (FRAME_RATE / 2) === 0 : rng.next() < 2 / FRAME_RATE;
-    if (!onset) continue;
+    if (!onsetAt(i)) continue;
     strength[i] = 1;
     for (let j = i; j < Math.min(i + 3, strength.length); j++) renewed[j] = renewal;
   }
@@ -229,9 +235,12 @@ test("the beat's confidence: periodicity refuses noise, salience refuses drones,
   // Renewal as the calibration material gives it (calibration-report.ts): the tremolo drone 0.074 and the
   // drones below it, pink noise 0.096, music from 0.114; two scores whose distorted guitars sustain under the
   // drums, 0.098 (families.md).
-  const confidence = (renewal: number, periodic: boolean) => pulseEvidence(pulse(renewal, periodic), 120).confidence;
-  assert.ok(confidence(0.098, true) >= 0.5, `a clear beat renewing 9.8 %: ${confidence(0.098, true)}`);
-  assert.ok(confidence(0.114, true) > 0.8, `music's least renewal: ${confidence(0.114, true)}`);
-  assert.ok(confidence(0.074, true) < 0.2, `a drone's tremolo, however regular: ${confidence(0.074, true)}`);
-  assert.ok(confidence(0.3, false) < 0.05, `onsets at random, renewing much: ${confidence(0.3, false)}`);
+  const confidence = (renewal: number, pattern: Parameters<typeof pulse>[1]) =>
+    pulseEvidence(pulse(renewal, pattern), 120).confidence;
+  assert.ok(confidence(0.098, "beats") >= 0.5, `a clear beat renewing 9.8 %: ${confidence(0.098, "beats")}`);
+  assert.ok(confidence(0.114, "beats") > 0.8, `music's least renewal: ${confidence(0.114, "beats")}`);
+  assert.ok(confidence(0.074, "beats") < 0.2, `a drone's tremolo, however regular: ${confidence(0.074, "beats")}`);
+  assert.ok(confidence(0.3, "random") < 0.05, `onsets at random, renewing much: ${confidence(0.3, "random")}`);
+  // No onset of a tresillo falls a beat after another: the pulse repeats over two beats, not one.
+  assert.ok(confidence(0.2, "tresillo") > 0.8, `a tresillo strum: ${confidence(0.2, "tresillo")}`);
 });
