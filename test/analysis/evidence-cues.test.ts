@@ -80,16 +80,21 @@ function kicksAndOffBeatBass(seconds: number): Float32Array {
   const out = new Float32Array(seconds * RATE);
   for (let beat = 0.5; beat < seconds - 0.5; beat += 0.5) {
     addKick(out, beat);
-    const bass = Math.round((beat + 0.25) * RATE);
-    for (let i = 0; i < 0.17 * RATE; i++) {
-      const t = i / RATE;
-      const envelope = Math.min(1, t / 0.005) * Math.min(1, (0.17 - t) / 0.01);
-      let v = 0;
-      for (let h = 1; h <= 4; h++) v += Math.sin(2 * Math.PI * 55 * h * t) / h;
-      out[bass + i] = (out[bass + i] as number) + 0.8 * envelope * v;
-    }
+    addBassNote(out, beat + 0.25, 0.17);
   }
   return out;
+}
+
+/** A bass note (55 Hz with its harmonics) at `seconds`, held `length` seconds. */
+function addBassNote(out: Float32Array, seconds: number, length: number) {
+  const start = Math.round(seconds * RATE);
+  for (let i = 0; i < length * RATE && start + i < out.length; i++) {
+    const t = i / RATE;
+    const envelope = Math.min(1, t / 0.005) * Math.min(1, (length - t) / 0.01);
+    let v = 0;
+    for (let h = 1; h <= 4; h++) v += Math.sin(2 * Math.PI * 55 * h * t) / h;
+    out[start + i] = (out[start + i] as number) + 0.8 * envelope * v;
+  }
 }
 
 test("beats on off-beat bass notes move onto the kicks halfway; beats on the kicks stay", () => {
@@ -105,27 +110,53 @@ test("beats on off-beat bass notes move onto the kicks halfway; beats on the kic
   assert.deepEqual(onTheBeat(kicks, onsets, seconds), kicks);
 });
 
-test("a shuffle's beats tracked on its swung off-beats move a third of a beat, onto the kicks", () => {
-  const seconds = 10;
-  const out = new Float32Array(seconds * RATE);
-  const rng = new Rng(3);
-  const kicks = beatsAt(seconds);
-  for (const beat of kicks) {
-    addKick(out, beat);
-    // A ride on the swung off-beat, two thirds of the way to the next beat: bright noise (white noise's first
-    // difference, little of it below 200 Hz) dying in 80 ms.
-    const ride = Math.round((beat + (2 / 3) * 0.5) * RATE);
-    let previous = 0;
-    for (let i = 0; i < 0.15 * RATE && ride + i < out.length; i++) {
-      const white = rng.next() * 2 - 1;
-      out[ride + i] = (out[ride + i] as number) + 0.1 * Math.exp(-i / RATE / 0.08) * (white - previous);
-      previous = white;
-    }
+/** A ride hit at `seconds`: bright noise (white noise's first difference, little below 200 Hz) dying in 80 ms. */
+function addRide(out: Float32Array, seconds: number, level: number, rng: Rng) {
+  const start = Math.round(seconds * RATE);
+  let previous = 0;
+  for (let i = 0; i < 0.15 * RATE && start + i < out.length; i++) {
+    const white = rng.next() * 2 - 1;
+    out[start + i] = (out[start + i] as number) + level * Math.exp(-i / RATE / 0.08) * (white - previous);
+    previous = white;
   }
-  const onsets = onsetEnvelope(out, RATE);
-  const swung = kicks.slice(0, -1).map((t) => t + (2 / 3) * 0.5);
-  assert.deepEqual(rounded(onTheBeat(swung, onsets, seconds)), rounded(kicks));
-  assert.deepEqual(onTheBeat(kicks, onsets, seconds), kicks);
+}
+
+/** Ten seconds of a swing at 120 BPM, `play` adding what sounds at each beat; its beats, and the swung off-beats. */
+function swing(play: (out: Float32Array, beat: number, swungOffBeat: number) => void) {
+  const out = new Float32Array(10 * RATE);
+  const beats = beatsAt(10);
+  for (const beat of beats) play(out, beat, beat + (2 / 3) * 0.5);
+  return { onsets: onsetEnvelope(out, RATE), beats, swung: beats.slice(0, -1).map((t) => t + (2 / 3) * 0.5) };
+}
+
+test("a shuffle's beats tracked on its swung off-beats move a third of a beat, onto the kicks", () => {
+  const rng = new Rng(3);
+  const { onsets, beats, swung } = swing((out, beat, offBeat) => {
+    addKick(out, beat);
+    addRide(out, offBeat, 0.1, rng);
+  });
+  assert.deepEqual(rounded(onTheBeat(swung, onsets, 10)), rounded(beats));
+  assert.deepEqual(onTheBeat(beats, onsets, 10), beats);
+});
+
+test("a swing with a walking bass, tracked on its louder swung ride, moves a third of a beat onto the bass", () => {
+  const seconds = 10;
+  const rng = new Rng(4);
+  const { onsets, beats, swung } = swing((out, beat, offBeat) => {
+    addBassNote(out, beat, 0.45);
+    addRide(out, beat, 0.05, rng);
+    addRide(out, offBeat, 0.1, rng);
+  });
+  assert.deepEqual(rounded(onTheBeat(swung, onsets, seconds)), rounded(beats));
+  assert.deepEqual(onTheBeat(beats, onsets, seconds), beats, "tracked on the beat, a shuffle stays");
+  // A figure that reads short-long from the beat (a note on it, one a third of the way on, none at two thirds)
+  // stays where the beat's note is the louder: the asymmetry alone does not move beats.
+  const shortLong = new Float32Array(seconds * RATE);
+  for (const beat of beats) {
+    addRide(shortLong, beat, 0.15, rng);
+    addRide(shortLong, beat + (1 / 3) * 0.5, 0.1, rng);
+  }
+  assert.deepEqual(onTheBeat(beats, onsetEnvelope(shortLong, RATE), seconds), beats);
 });
 
 const seconds = 8;
