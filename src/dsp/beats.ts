@@ -154,17 +154,15 @@ export function onTheBeat(beats: number[], onsets: OnsetEnvelope, duration: numb
   )
     return shifted(beats, 1 / 2, duration);
   if (!beatDividesInThree(onsets, beats)) return beats;
-  const [third, twoThirds] = [1 / 3, 2 / 3].map((fraction) => lowBandHits(onsets, between(beats, fraction))) as [
-    number,
-    number,
-  ];
+  const atThird = between(beats, 1 / 3);
+  const atTwoThirds = between(beats, 2 / 3);
+  const [third, twoThirds] = [lowBandHits(onsets, atThird), lowBandHits(onsets, atTwoThirds)];
   if (Math.max(third, twoThirds) > hitsOnBeats + KICK_MARGIN_DB)
     return shifted(beats, third > twoThirds ? 1 / 3 : 2 / 3, duration);
   const strength = (times: number[]) =>
     times.reduce((a, t) => a + valueAt(onsets.strength, onsets.frameRate, t), 0) / times.length;
-  const atThird = between(beats, 1 / 3);
   const swungFromOffBeat =
-    strength(atThird) > SWING_ASYMMETRY * strength(between(beats, 2 / 3)) && loudness(atThird) > loudness(beats);
+    strength(atThird) > SWING_ASYMMETRY * strength(atTwoThirds) && loudness(atThird) > loudness(beats);
   return swungFromOffBeat ? shifted(beats, 1 / 3, duration) : beats;
 }
 

@@ -39,10 +39,11 @@ const FAST_PULSE_MAX_BPM = 520;
 const MIN_BEAT_BPM = 40;
 /**
  * …and a grouping by two does not make a beat slower than this: a duple beat under 50 BPM is heard twice as fast
- * (Moelants 2002: tapped tempi cluster around 120 BPM, few under 60). On the family development plan, every track whose beat came out under 60 BPM was wrong
- * (14 of 182): an acoustic ballad strummed on beats 1 and 3 alone (84 BPM read as 42, three renderings) and a score
- * (90 as 45) grouped by two under 50; the others, under 60 from groupings by three or at 50–58, are left as they
- * are. The corpus' slowest 4/4 song is 63 BPM, 54 when stretched by 0.85, so none of its beats comes near.
+ * (Moelants 2002: tapped tempi cluster around 120 BPM, few under 60). On the family development plan, every track
+ * whose beat came out under 60 BPM was wrong (14 of 182): an acoustic ballad strummed on beats 1 and 3 alone (84
+ * BPM read as 42, three renderings) and a score (90 as 45) grouped by two under 50; the others, under 60 from
+ * groupings by three or at 50–58, are left as they are. The corpus' slowest 4/4 song is 63 BPM, 54 when stretched
+ * by 0.85, so none of its beats comes near.
  */
 const MIN_DUPLE_BEAT_BPM = 50;
 /** …nor faster than this: above it the level keeps climbing whatever the accents say. */

@@ -121,28 +121,32 @@ function addRide(out: Float32Array, seconds: number, level: number, rng: Rng) {
   }
 }
 
-/** Ten seconds of a swing at 120 BPM, `play` adding what sounds at each beat; its beats, and the swung off-beats. */
+/**
+ * Ten seconds of a swing at 120 BPM, `play` adding what sounds at each beat: its onsets, its length, its beats and
+ * its swung off-beats.
+ */
 function swing(play: (out: Float32Array, beat: number, swungOffBeat: number) => void) {
-  const out = new Float32Array(10 * RATE);
-  const beats = beatsAt(10);
-  for (const beat of beats) play(out, beat, beat + (2 / 3) * 0.5);
-  return { onsets: onsetEnvelope(out, RATE), beats, swung: beats.slice(0, -1).map((t) => t + (2 / 3) * 0.5) };
+  const seconds = 10;
+  const out = new Float32Array(seconds * RATE);
+  const beats = beatsAt(seconds);
+  const offBeat = (beat: number) => beat + (2 / 3) * 0.5;
+  for (const beat of beats) play(out, beat, offBeat(beat));
+  return { onsets: onsetEnvelope(out, RATE), seconds, beats, swung: beats.slice(0, -1).map(offBeat) };
 }
 
 test("a shuffle's beats tracked on its swung off-beats move a third of a beat, onto the kicks", () => {
   const rng = new Rng(3);
-  const { onsets, beats, swung } = swing((out, beat, offBeat) => {
+  const { onsets, seconds, beats, swung } = swing((out, beat, offBeat) => {
     addKick(out, beat);
     addRide(out, offBeat, 0.1, rng);
   });
-  assert.deepEqual(rounded(onTheBeat(swung, onsets, 10)), rounded(beats));
-  assert.deepEqual(onTheBeat(beats, onsets, 10), beats);
+  assert.deepEqual(rounded(onTheBeat(swung, onsets, seconds)), rounded(beats));
+  assert.deepEqual(onTheBeat(beats, onsets, seconds), beats);
 });
 
 test("a swing with a walking bass, tracked on its louder swung ride, moves a third of a beat onto the bass", () => {
-  const seconds = 10;
   const rng = new Rng(4);
-  const { onsets, beats, swung } = swing((out, beat, offBeat) => {
+  const { onsets, seconds, beats, swung } = swing((out, beat, offBeat) => {
     addBassNote(out, beat, 0.45);
     addRide(out, beat, 0.05, rng);
     addRide(out, offBeat, 0.1, rng);
