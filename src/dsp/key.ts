@@ -51,12 +51,15 @@ export interface ChordOccurrence {
  * other diatonic chords less, chords foreign to the key against it (the chord-based side of key finding, cf.
  * Papadopoulos & Peeters 2011, "Local key estimation from an audio signal relying on harmonic and metrical
  * structures"). Minor keys count the major dominant (harmonic minor) as their own, and a major chord on their
- * tonic at half weight: power chords (root and fifth, which distorted guitars play) are recognised as major, so a
- * minor metal song's tonic chord reads major (as may a Picardy third).
+ * tonic as fully as a major key does: power chords (root and fifth, which distorted guitars play) are recognised as
+ * major, so a minor rock song's tonic chord reads major (as may a Picardy third), and the chord alone cannot tell the
+ * modes apart; the pitch profile (the thirds, sixths and sevenths the melody and the other chords play) decides.
+ * At half weight, power-chord songs in minor read as their parallel major (the family development plan: key exact
+ * 48 % → 55 % at full weight, docs/decisions.md).
  */
 const FUNCTION_WEIGHTS: Record<"major" | "minor", Record<string, number>> = {
   major: { "0maj": 1, "7maj": 0.8, "5maj": 0.8, "9min": 0.6, "2min": 0.6, "4min": 0.4 },
-  minor: { "0min": 1, "0maj": 0.5, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
+  minor: { "0min": 1, "0maj": 1, "7maj": 0.8, "5min": 0.8, "7min": 0.5, "8maj": 0.6, "3maj": 0.6, "10maj": 0.6 },
 };
 const FOREIGN_WEIGHT = -0.3;
 /**
