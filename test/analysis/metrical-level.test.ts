@@ -1,6 +1,7 @@
 /**
  * Which pulse is the beat (src/dsp/metrical-level.ts), on onset envelopes made to order: a dense mix's eighths,
- * whose beats lead their off-beats by little, and one onset as loud as the first chord after silence.
+ * whose beats lead their off-beats by little, and one onset as loud as the first chord after silence; a dance
+ * groove's eighths, whose off-beats are as accented as the beats.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -56,5 +57,39 @@ test("one onset 30 times a loud hit (the first chord after silence) does not dec
       Math.abs(opened / plain - 1) < 0.02,
       `seed ${seed}: ${plain.toFixed(1)} BPM, opened by one loud onset ${opened.toFixed(1)}`,
     );
+  }
+});
+
+/**
+ * `seconds` of a dance groove's eighths at `bpm`: a kick on every beat, a clap with it on beats 2 and 4, and on every
+ * off-beat a bass note and an open hi-hat, as loud in the snare band as the clap and in the kick band nearly as the
+ * kick; each onset varied by ±15 %.
+ */
+function danceEighths(bpm: number, seconds: number, seed: number): OnsetEnvelope {
+  const rng = new Rng(seed);
+  const frames = Math.round(seconds * FRAME_RATE);
+  const band = () => new Float32Array(frames);
+  const [strength, low, mid, high] = [band(), band(), band(), band()];
+  const start = 0.5;
+  for (let k = 0; start + (k * 30) / bpm < seconds - 0.1; k++) {
+    const frame = Math.round((start + (k * 30) / bpm) * FRAME_RATE);
+    const vary = () => rng.uniform(0.85, 1.15);
+    const offBeat = k % 2 === 1;
+    const clap = k % 4 === 2;
+    low[frame] = (offBeat ? 0.8 : 1) * vary();
+    mid[frame] = (offBeat ? 1 : clap ? 1 : 0.4) * vary();
+    high[frame] = (offBeat ? 1 : clap ? 0.8 : 0.5) * vary();
+    strength[frame] = (offBeat ? 0.7 : clap ? 1.4 : 1) * vary();
+  }
+  const silent = band();
+  return { strength, low, mid, high, renewal: silent, loudness: silent, lowLevelDb: silent, frameRate: FRAME_RATE };
+}
+
+test("a dance groove's eighths at 118 BPM, off-beats as accented as the beats, read at 118, not 236; metal's at 216 stay", () => {
+  for (let seed = 1; seed <= 8; seed++) {
+    const bpm = findMetricalLevel(danceEighths(118, 30, seed)).bpm;
+    assert.ok(Math.abs(bpm / 118 - 1) < 0.04, `seed ${seed}: ${bpm.toFixed(1)} BPM`);
+    const metal = findMetricalLevel(denseEighths(216, 30, 1, seed)).bpm;
+    assert.ok(Math.abs(metal / 216 - 1) < 0.04, `seed ${seed}: metal at 216 read ${metal.toFixed(1)} BPM`);
   }
 });
