@@ -11,6 +11,32 @@ import { Rng } from "../music/synth.ts";
 
 const FRAME_RATE = 22050 / 512;
 
+/** Onsets per band of one eighth: kick band, snare band, above it, and all bands together. */
+interface EighthOnsets {
+  low: number;
+  mid: number;
+  high: number;
+  strength: number;
+}
+
+/** `seconds` of eighths at `bpm` from 0.5 s on, the k-th eighth's onsets given by `eighth(k)` (k from 0). */
+function eighths(bpm: number, seconds: number, eighth: (k: number) => EighthOnsets): OnsetEnvelope {
+  const frames = Math.round(seconds * FRAME_RATE);
+  const band = () => new Float32Array(frames);
+  const [strength, low, mid, high] = [band(), band(), band(), band()];
+  const start = 0.5;
+  for (let k = 0; start + (k * 30) / bpm < seconds - 0.1; k++) {
+    const frame = Math.round((start + (k * 30) / bpm) * FRAME_RATE);
+    const onsets = eighth(k);
+    low[frame] = onsets.low;
+    mid[frame] = onsets.mid;
+    high[frame] = onsets.high;
+    strength[frame] = onsets.strength;
+  }
+  const silent = band();
+  return { strength, low, mid, high, renewal: silent, loudness: silent, lowLevelDb: silent, frameRate: FRAME_RATE };
+}
+
 /**
  * `seconds` of eighths at `bpm`, as a distorted guitar and a kick on every eighth make them: every eighth an onset
  * in each band, the beats' 10 % louder than the off-beats', the backbeat's (beats 2 and 4) mid band 20 % louder,
@@ -18,35 +44,18 @@ const FRAME_RATE = 22050 / 512;
  */
 function denseEighths(bpm: number, seconds: number, first: number, seed: number): OnsetEnvelope {
   const rng = new Rng(seed);
-  const frames = Math.round(seconds * FRAME_RATE);
-  const band = () => new Float32Array(frames);
-  const strength = band();
-  const low = band();
-  const mid = band();
-  const high = band();
-  const start = 0.5;
-  for (let k = 0; start + (k * 30) / bpm < seconds - 0.1; k++) {
-    const frame = Math.round((start + (k * 30) / bpm) * FRAME_RATE);
+  const vary = () => rng.uniform(0.7, 1.3);
+  return eighths(bpm, seconds, (k) => {
     const beat = k % 2 === 0 ? 1.1 : 1;
     const backbeat = k % 4 === 2 ? 1.2 : 1;
     const level = (k === 0 ? first : 1) * beat;
-    const vary = () => rng.uniform(0.7, 1.3);
-    low[frame] = level * vary();
-    mid[frame] = level * backbeat * vary();
-    high[frame] = level * vary();
-    strength[frame] = level * backbeat * vary() * 3;
-  }
-  const silent = new Float32Array(frames);
-  return {
-    strength,
-    low,
-    mid,
-    high,
-    renewal: silent,
-    loudness: silent,
-    lowLevelDb: silent,
-    frameRate: FRAME_RATE,
-  };
+    return {
+      low: level * vary(),
+      mid: level * backbeat * vary(),
+      high: level * vary(),
+      strength: level * backbeat * vary() * 3,
+    };
+  });
 }
 
 test("one onset 30 times a loud hit (the first chord after silence) does not decide the meter of a song's eighths", () => {
@@ -67,22 +76,17 @@ test("one onset 30 times a loud hit (the first chord after silence) does not dec
  */
 function danceEighths(bpm: number, seconds: number, seed: number): OnsetEnvelope {
   const rng = new Rng(seed);
-  const frames = Math.round(seconds * FRAME_RATE);
-  const band = () => new Float32Array(frames);
-  const [strength, low, mid, high] = [band(), band(), band(), band()];
-  const start = 0.5;
-  for (let k = 0; start + (k * 30) / bpm < seconds - 0.1; k++) {
-    const frame = Math.round((start + (k * 30) / bpm) * FRAME_RATE);
-    const vary = () => rng.uniform(0.85, 1.15);
+  const vary = () => rng.uniform(0.85, 1.15);
+  return eighths(bpm, seconds, (k) => {
     const offBeat = k % 2 === 1;
     const clap = k % 4 === 2;
-    low[frame] = (offBeat ? 0.8 : 1) * vary();
-    mid[frame] = (offBeat ? 1 : clap ? 1 : 0.4) * vary();
-    high[frame] = (offBeat ? 1 : clap ? 0.8 : 0.5) * vary();
-    strength[frame] = (offBeat ? 0.7 : clap ? 1.4 : 1) * vary();
-  }
-  const silent = band();
-  return { strength, low, mid, high, renewal: silent, loudness: silent, lowLevelDb: silent, frameRate: FRAME_RATE };
+    return {
+      low: (offBeat ? 0.8 : 1) * vary(),
+      mid: (offBeat ? 1 : clap ? 1 : 0.4) * vary(),
+      high: (offBeat ? 1 : clap ? 0.8 : 0.5) * vary(),
+      strength: (offBeat ? 0.7 : clap ? 1.4 : 1) * vary(),
+    };
+  });
 }
 
 test("a dance groove's eighths at 118 BPM, off-beats as accented as the beats, read at 118, not 236; metal's at 216 stay", () => {
