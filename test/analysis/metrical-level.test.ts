@@ -82,7 +82,7 @@ function danceEighths(bpm: number, seconds: number, seed: number): OnsetEnvelope
     const clap = k % 4 === 2;
     return {
       low: (offBeat ? 0.8 : 1) * vary(),
-      mid: (offBeat ? 1 : clap ? 1 : 0.4) * vary(),
+      mid: (offBeat || clap ? 1 : 0.4) * vary(),
       high: (offBeat ? 1 : clap ? 0.8 : 0.5) * vary(),
       strength: (offBeat ? 0.7 : clap ? 1.4 : 1) * vary(),
     };
